@@ -1,0 +1,80 @@
+"""Diagnostics: plain frozen values produced by the parser and the rules."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from .source import Span
+
+
+class Severity(enum.IntEnum):
+    NOTE = 0
+    WARNING = 1
+    ERROR = 2
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class Certainty(enum.Enum):
+    DEFINITE = "definite"  # holds for every execution the abstract state covers
+    POSSIBLE = "possible"  # holds for some execution the state covers
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class CudaLocation:
+    """Where a PTX line came from, per its `.loc` directive."""
+
+    file: str
+    line: int
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    rule: str
+    severity: Severity
+    message: str
+    file: str
+    span: Span | None
+    kernel: str | None = None
+    certainty: Certainty = Certainty.DEFINITE
+    label: str | None = None
+    notes: tuple[str, ...] = ()
+    help: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    cuda: CudaLocation | None = None
+
+    @property
+    def line(self) -> int:
+        return self.span.line if self.span else 0
+
+    @property
+    def column(self) -> int:
+        return self.span.col if self.span else 0
+
+    def sort_key(self) -> tuple:
+        return (self.file, self.line, self.column, self.rule, self.message)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable JSON shape (docs/json-format.md)."""
+        span = self.span
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "end_line": span.end_line if span else 0,
+            "end_column": span.end_col if span else 0,
+            "severity": str(self.severity),
+            "certainty": str(self.certainty),
+            "rule": self.rule,
+            "kernel": self.kernel,
+            "message": self.message,
+            "cuda_file": self.cuda.file if self.cuda else None,
+            "cuda_line": self.cuda.line if self.cuda else None,
+            "details": dict(self.details),
+        }

@@ -1,0 +1,1 @@
+"""The typed IR: module, functions, instructions (mixin-composed), operands."""

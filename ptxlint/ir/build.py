@@ -1,0 +1,637 @@
+"""Syntax trees -> IR. The only module that reads grammar output.
+
+`parse_module(text, path)` returns the `Module` and the diagnostics of the
+front end: syntax errors (recovering at the next statement), unknown opcodes
+and modifiers, wrong operand counts, undeclared registers, undefined labels and
+symbols, unbalanced braces. It never raises on bad input.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, Severity
+from ..parse.grammar import Leaf, Node, SyntaxProblem, parse_statement
+from ..parse.lexer import Statement, Token, split_statements, tokenize
+from ..source import SourceFile, Span
+from .instruction import DebugLoc, Guard, Instruction
+from .module import Function, Label, ListDirective, Module, Param, Pragma, ScopeMarker, Variable
+from .operands import (Address, Bracketed, Expression, Immediate, Negated, Operand, ParenList,
+                       PredicatePair, Register, Sink, Symbol, Vector, is_special_register)
+from .registry import resolve
+from .traits import Branch
+from .types import lookup
+
+PARSE_ERROR = "parse-error"
+KNOWN_SPACES = {".reg": "reg", ".shared": "shared", ".global": "global", ".local": "local",
+                ".const": "const", ".param": "param", ".tex": "tex", ".sreg": "sreg"}
+LINKAGES = {".visible": "visible", ".extern": "extern", ".weak": "weak", ".common": "common"}
+# Names PTX predefines for use as operands.
+PREDEFINED_SYMBOLS = frozenset({"WARP_SZ"})
+_TRAILING_DIGITS = re.compile(r"^(.*?)(\d+)$")
+_SINK = Sink()
+
+
+@dataclass
+class ParseResult:
+    module: Module
+    diagnostics: list[Diagnostic]
+    source: SourceFile
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+
+def parse_module(text: str, path: str = "<input>") -> ParseResult:
+    source = SourceFile(path, text)
+    builder = _ModuleBuilder(source)
+    try:
+        tokens = tokenize(text)
+        builder.run(split_statements(tokens))
+    except RecursionError:  # pathological nesting in a constant expression
+        builder.error_at_offset(0, "input nests too deeply to parse")
+    return ParseResult(builder.module, builder.diagnostics, source)
+
+
+def _int(text: str) -> int:
+    t = text.rstrip("U")
+    if t[:2] in ("0x", "0X"):
+        return int(t[2:], 16)
+    if t[:2] in ("0b", "0B"):
+        return int(t[2:], 2)
+    if len(t) > 1 and t[0] == "0":
+        return int(t, 8)  # PTX: a leading 0 means octal
+    return int(t)
+
+
+def _float(text: str) -> float:
+    import struct
+    if text[:2] in ("0f", "0F"):
+        return struct.unpack(">f", bytes.fromhex(text[2:]))[0]
+    if text[:2] in ("0d", "0D"):
+        return struct.unpack(">d", bytes.fromhex(text[2:]))[0]
+    return float(text)
+
+
+_CONST_TOKEN = re.compile(r"0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?|<<|>>|[-+*/%()&|^~ ]")
+
+
+def _evaluate(text: str) -> int | None:
+    """The value of an integer constant expression without symbols, else None.
+    Evaluated on Python ints after checking every token, so nothing but arithmetic
+    runs (integer division floors, as Python does)."""
+    pieces = _CONST_TOKEN.findall(text)
+    if "".join(pieces) != text:
+        return None
+    out = []
+    for p in pieces:
+        if p[0].isdigit():
+            out.append(str(_int(p)))
+        elif p == "/":
+            out.append("//")
+        else:
+            out.append(p)
+    try:
+        value = eval("".join(out), {"__builtins__": {}})  # noqa: S307 - tokens checked above
+    except (SyntaxError, ZeroDivisionError, ValueError, TypeError, OverflowError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+class _Scope:
+    """Register declarations of one `{ }` level: explicit names and `%r<N>` ranges."""
+
+    __slots__ = ("suffix", "names", "ranges")
+
+    def __init__(self, suffix: str):
+        self.suffix = suffix
+        self.names: set[str] = set()
+        self.ranges: dict[str, int] = {}
+
+    def declares(self, name: str) -> bool:
+        if name in self.names:
+            return True
+        m = _TRAILING_DIGITS.match(name)
+        if m and m.group(1) in self.ranges:
+            digits = m.group(2)
+            return (digits == "0" or digits[0] != "0") and int(digits) < self.ranges[m.group(1)]
+        return False
+
+
+class _ModuleBuilder:
+    def __init__(self, source: SourceFile):
+        self.source = source
+        self.module = Module(path=source.path)
+        self.diagnostics: list[Diagnostic] = []
+        self.function: Function | None = None  # the function whose body we are in
+        self.pending: Function | None = None  # a header waiting for its `{`
+        self.scopes: list[_Scope] = []
+        self.scope_counter = 0
+        self.open_braces: list[Token] = []
+        self.loc: DebugLoc | None = None
+        self.registers: dict[str, Register] = {}
+        self.symbol_uses: list[tuple[str, Token, Function | None, bool]] = []
+        self.last_label: Label | None = None
+        self.function_labels: dict[int, dict[str, int]] = {}
+
+    # ---- diagnostics ---------------------------------------------------------------
+    def _span(self, first: Token, last: Token | None = None) -> Span:
+        last = last or first
+        starts = self.source.line_starts
+        end = last.start + len(last.text)
+        end_line = last.line + last.text.count("\n")
+        end_col = end - starts[end_line - 1] + 1
+        return Span(first.start, end, first.line, first.start - starts[first.line - 1] + 1,
+                    end_line, end_col)
+
+    def error(self, token: Token, message: str, last: Token | None = None,
+              after: bool = False) -> None:
+        span = self._span(token, last)
+        if after:  # point just past the token (a missing ';')
+            span = Span(span.end, span.end, span.end_line, span.end_col, span.end_line,
+                        span.end_col)
+        self.diagnostics.append(Diagnostic(
+            PARSE_ERROR, Severity.ERROR, message, self.source.path, span,
+            kernel=self.function.name if self.function else None,
+            details={"excerpt": self.source.line_text(span.line)}))
+
+    def error_at_offset(self, offset: int, message: str) -> None:
+        self.diagnostics.append(Diagnostic(
+            PARSE_ERROR, Severity.ERROR, message, self.source.path,
+            self.source.span(offset, offset)))
+
+    # ---- driver ----------------------------------------------------------------------
+    def run(self, statements: list[Statement]) -> None:
+        for st in statements:
+            if st.kind == "open":
+                self.open_brace(st.tokens[0])
+            elif st.kind == "close":
+                self.close_brace(st.tokens[0])
+            else:
+                self.statement(st.tokens, st.kind)
+        if self.open_braces:
+            self.error(self.open_braces[0], "unclosed '{': expected '}' before end of file")
+            if self.function:
+                self.end_function()
+        if self.pending:
+            self.add_function(self.pending)
+        self.check_symbols()
+
+    def statement(self, tokens: list[Token], kind: str) -> None:
+        tree = parse_statement(tokens, kind)
+        if isinstance(tree, SyntaxProblem):
+            self.syntax_error(tokens, kind, tree)
+            return
+        texts = [t.text for t in tokens]
+        handler = getattr(self, "on_" + tree.tag)
+        handler(tree, tokens, texts)
+
+    def syntax_error(self, tokens: list[Token], kind: str, problem: SyntaxProblem) -> None:
+        split = self.missing_semicolon(tokens, problem.index)
+        if split:
+            self.error(tokens[split - 1], "expected ';' at end of statement", after=True)
+            head = tokens[:split]
+            fixed = parse_statement(head + [Token("punct", ";", head[-1].start, head[-1].line)],
+                                    kind)
+            if not isinstance(fixed, SyntaxProblem):
+                self.statement(head + [Token("punct", ";", head[-1].start, head[-1].line)], kind)
+            self.statement(tokens[split:], "stmt")
+            return
+        if problem.index >= len(tokens):
+            last = tokens[-1]
+            self.error(last, f"{problem.message} after '{last.text}'", after=True)
+            return
+        bad = tokens[problem.index]
+        if bad.kind == "bad":
+            self.error(bad, f"unexpected character '{bad.text}'")
+        elif bad.kind == "unclosed":
+            self.error(bad, "unterminated string")
+        else:
+            self.error(bad, f"{problem.message}, found '{bad.text}'")
+
+    def missing_semicolon(self, tokens: list[Token], index: int) -> int | None:
+        """Where a statement that failed to parse runs into the next line's
+        instruction or directive, the index of that line's first token."""
+        for i in range(1, min(index + 1, len(tokens))):
+            tok = tokens[i]
+            if tok.line > tokens[i - 1].line and tokens[i - 1].text not in ",({[|+-":
+                if tok.kind == "dot" or tok.text == "@" or (
+                        tok.kind == "word" and resolve(tok.text) is not None):
+                    return i
+        return None
+
+    # ---- braces and functions --------------------------------------------------------
+    def open_brace(self, tok: Token) -> None:
+        self.open_braces.append(tok)
+        if self.pending is not None:
+            self.function, self.pending = self.pending, None
+            self.function.body = []
+            self.scopes = [_Scope("")]
+            self.registers = {}
+            return
+        if self.function is None:
+            self.error(tok, "'{' outside a function body")
+            return
+        self.scope_counter += 1
+        self.scopes.append(_Scope(f"@{self.scope_counter}"))
+        self.function.body.append(ScopeMarker(True, self._span(tok)))
+
+    def close_brace(self, tok: Token) -> None:
+        if not self.open_braces:
+            self.error(tok, "unmatched '}'")
+            return
+        self.open_braces.pop()
+        if self.function is None:
+            return
+        if len(self.scopes) > 1:
+            self.scopes.pop()
+            self.function.body.append(ScopeMarker(False, self._span(tok)))
+            return
+        self.end_function()
+
+    def end_function(self) -> None:
+        fn = self.function
+        assert fn is not None
+        self.add_function(fn)
+        self.check_labels(fn)
+        self.function = None
+        self.scopes = []
+        self.last_label = None
+
+    def add_function(self, fn: Function) -> None:
+        self.module.functions.append(fn)
+        self.module.items.append(fn)
+
+    def on_header(self, node: Node, tokens: list[Token], texts: list[str]) -> None:
+        linkage, kind, rets, name, params, perfs, semi = node.items
+        if self.function is not None:
+            self.error(tokens[0], "function header inside a function body")
+            return
+        if self.pending is not None:
+            self.add_function(self.pending)
+        fn = Function(name=texts[name.pos], kind=texts[kind.pos][1:],
+                      linkage=tuple(texts[x.pos][1:] for x in linkage),
+                      span=self._span(tokens[name.pos]))
+        fn.returns = [self.param(p, tokens, texts) for p in rets or ()]
+        fn.params = [self.param(p, tokens, texts) for p in params or ()]
+        for perf in perfs:
+            fn.directives[texts[perf.items[0].pos][1:]] = tuple(
+                _int(texts[x.pos]) for x in perf.items[1])
+        if semi is not None:
+            self.add_function(fn)  # a prototype: no body
+        else:
+            self.pending = fn
+
+    def param(self, node: Node, tokens: list[Token], texts: list[str]) -> Param:
+        var = self.variable(node.items[0], node.items[1], None, tokens, texts, cls=Param)
+        assert isinstance(var, Param)
+        return var
+
+    # ---- declarations -----------------------------------------------------------------
+    def on_decl(self, node: Node, tokens: list[Token], texts: list[str]) -> None:
+        qualifiers, items = node.items
+        for item in items:
+            declarator, init = item.items
+            var = self.variable(qualifiers, declarator, init, tokens, texts)
+            if var is None:
+                continue
+            if self.function is not None:
+                self.function.body.append(var)
+                if var.space == "reg":
+                    self.declare_register(var)
+            elif var.space == "reg":
+                self.error(tokens[0], "'.reg' declarations are only allowed inside a function")
+            else:
+                self.module.variables.append(var)
+                self.module.items.append(var)
+
+    def variable(self, qualifiers, declarator: Node, init, tokens: list[Token],
+                 texts: list[str], cls=Variable) -> Variable | None:
+        space = space_mod = None
+        dtype = None
+        vector, align, linkage, attributes = 1, None, [], []
+        ptr_space = ptr_align = None
+        in_ptr = False
+        for q in qualifiers:
+            if isinstance(q, Node):
+                if q.tag == "align":
+                    value = _int(texts[q.items[0].pos])
+                    if in_ptr:
+                        ptr_align = value
+                    else:
+                        align = value
+                else:
+                    attributes.append("attribute(" + ", ".join(texts[x.pos] for x in q.items) + ")")
+                continue
+            text = texts[q.pos]
+            base = text.split("::", 1)[0]
+            if text == ".ptr":
+                in_ptr = True
+                attributes.append("ptr")
+            elif in_ptr and base in KNOWN_SPACES:
+                ptr_space = base[1:]
+            elif base in KNOWN_SPACES:
+                space, space_mod = KNOWN_SPACES[base], text[1:]
+            elif text in LINKAGES:
+                linkage.append(LINKAGES[text])
+            elif text in (".v2", ".v4", ".v8"):
+                vector = int(text[2:])
+            elif lookup(text) is not None:
+                dtype = lookup(text)
+            else:
+                self.error(tokens[q.pos], f"unknown qualifier '{text}' in declaration")
+                return None
+        name_leaf, count, dims = declarator.items
+        name_tok = tokens[name_leaf.pos]
+        if cls is Param:
+            space = space or "param"
+        if space is None:
+            self.error(tokens[0], "declaration without a state space "
+                       "(.reg .shared .global .local .const .param .tex)")
+            return None
+        if dtype is None:
+            self.error(name_tok, f"declaration of '{name_tok.text}' has no type")
+            return None
+        dim_values: list[int | None] = []
+        for d in dims:
+            if d is None:
+                dim_values.append(None)
+            elif isinstance(d, Leaf):
+                dim_values.append(_int(texts[d.pos]))
+            else:
+                dim_values.append(self.const_int(d, tokens, texts))
+        initializer = None
+        if init is not None:
+            initializer = " ".join(texts[init.items[0].pos:init.items[1].pos])
+        kwargs = dict(name=name_tok.text, space=space, type=dtype, vector=vector,
+                      dims=tuple(dim_values), align=align, linkage=tuple(linkage),
+                      initializer=initializer, attributes=tuple(attributes),
+                      span=self._span(name_tok),
+                      space_mod=space_mod if space_mod != space else None,
+                      range_count=_int(texts[count.pos]) if count is not None else None)
+        if cls is Param:
+            kwargs.update(ptr_space=ptr_space, ptr_align=ptr_align)
+        return cls(**kwargs)
+
+    def const_int(self, node: Node, tokens: list[Token], texts: list[str]) -> int | None:
+        text = " ".join(texts[node.items[0].pos:node.items[1].pos])
+        value = _evaluate(text)
+        if value is not None:
+            return value
+        self.error(tokens[node.items[0].pos], f"cannot evaluate array size '{text}'")
+        return None
+
+    def declare_register(self, var: Variable) -> None:
+        scope = self.scopes[-1]
+        if var.range_count is not None:
+            scope.ranges[var.name] = var.range_count
+        else:
+            scope.names.add(var.name)
+
+    # ---- directives ----------------------------------------------------------------------
+    def on_version(self, node, tokens, texts):
+        self.module.version = texts[node.items[0].pos]
+
+    def on_target(self, node, tokens, texts):
+        self.module.targets = tuple(texts[x.pos] for x in node.items)
+
+    def on_address_size(self, node, tokens, texts):
+        self.module.address_size = _int(texts[node.items[0].pos])
+
+    def on_file(self, node, tokens, texts):
+        index, name = node.items[0], node.items[1]
+        self.module.files[_int(texts[index.pos])] = texts[name.pos][1:-1]
+
+    def on_loc(self, node, tokens, texts):
+        f, line, col, *extra = node.items
+        function_name, inlined = None, None
+        for e in extra:
+            if e.tag == "function_name":
+                function_name = texts[e.items[0].pos]
+            else:
+                a, b, c = (_int(texts[x.pos]) for x in e.items)
+                inlined = DebugLoc(a, b, c)
+        self.loc = DebugLoc(_int(texts[f.pos]), _int(texts[line.pos]),
+                            _int(texts[col.pos]) if col is not None else 0,
+                            inlined, function_name)
+
+    def on_pragma(self, node, tokens, texts):
+        pragma = Pragma(tuple(texts[x.pos] for x in node.items), self._span(tokens[0]))
+        if self.function is not None:
+            self.function.body.append(pragma)
+        else:
+            self.module.items.append(pragma)
+
+    def on_alias(self, node, tokens, texts):
+        self.module.aliases.append((texts[node.items[0].pos], texts[node.items[1].pos]))
+
+    def on_list(self, node, tokens, texts):
+        kind = texts[node.items[0].pos][1:]
+        items = tuple(texts[x.pos] for x in node.items[1:] if isinstance(x, Leaf)
+                      and x.kind == "word")
+        directive = ListDirective(kind, items, " ".join(texts), self._span(tokens[0]))
+        if self.function is None:
+            self.error(tokens[0], f"'.{kind}' outside a function body")
+            return
+        if self.last_label is None or self.function.body[-1] is not self.last_label:
+            self.error(tokens[0], f"'.{kind}' must follow a label")
+            return
+        self.last_label.directive = directive
+        self.function.body.append(directive)
+        if kind != "callprototype":
+            for x in node.items[1:]:
+                self.symbol_uses.append((texts[x.pos], tokens[x.pos], self.function,
+                                         kind == "branchtargets"))
+
+    def on_label(self, node, tokens, texts):
+        if self.function is None:
+            self.error(tokens[0], "label outside a function body")
+            return
+        label = Label(texts[0], self._span(tokens[0]))
+        self.function.body.append(label)
+        self.last_label = label
+
+    # ---- instructions --------------------------------------------------------------------
+    def on_insn(self, node: Node, tokens: list[Token], texts: list[str]) -> None:
+        guard_node, opcode_leaf, operand_nodes = node.items
+        op_tok = tokens[opcode_leaf.pos]
+        if self.function is None:
+            self.error(op_tok, f"instruction '{op_tok.text}' outside a function body")
+            return
+        found = resolve(op_tok.text)
+        if found is None:
+            self.error(op_tok, f"unknown instruction '{op_tok.text}'")
+            return
+        cls, opcode, mods = found
+        allowed = cls.allowed_mods
+        if allowed is not None:
+            for m in mods:
+                if m not in allowed:
+                    self.error(op_tok, f"'{opcode}' does not take the modifier '.{m}'")
+                    return
+        operands = tuple(self.operand(x, tokens, texts) for x in operand_nodes)
+        if any(o is None for o in operands):
+            return
+        lo, hi = cls.arity
+        if len(operands) < lo or (hi is not None and len(operands) > hi):
+            want = str(lo) if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
+            self.error(op_tok, f"'{opcode}' takes {want} operands, found {len(operands)}",
+                       last=tokens[-2] if len(tokens) > 1 else None)
+            return
+        guard = None
+        if guard_node is not None:
+            negated = len(guard_node.items) == 2
+            reg = self.register(guard_node.items[-1], tokens, texts)
+            if reg is None:
+                return
+            guard = Guard(reg, negated)
+        first = tokens[0]
+        insn = cls(opcode, mods, guard, operands, self._span(first, tokens[-1]), self.loc)
+        self.function.body.append(insn)
+        if isinstance(insn, Branch) and self.symbol_uses:
+            # branch targets must be labels
+            for i in range(len(self.symbol_uses) - 1, -1, -1):
+                name, tok, fn, is_target = self.symbol_uses[i]
+                if tok.start < first.start:
+                    break
+                if name in insn.targets:
+                    self.symbol_uses[i] = (name, tok, fn, True)
+
+    def operand(self, node, tokens: list[Token], texts: list[str]) -> Operand | None:
+        if isinstance(node, Leaf):
+            kind = node.kind
+            if kind == "reg":
+                return self.register(node, tokens, texts)
+            if kind == "word":
+                if self.is_register_name(texts[node.pos]):
+                    return self.register(node, tokens, texts)
+                self.symbol_uses.append((texts[node.pos], tokens[node.pos], self.function, False))
+                return Symbol(texts[node.pos])
+            if kind == "sink":
+                return _SINK
+            raise AssertionError(kind)
+        tag = node.tag
+        items = node.items
+        if tag == "imm":
+            neg = len(items) == 2
+            text = texts[items[-1].pos]
+            try:
+                value = _float(text) if items[-1].kind == "float" else _int(text)
+            except ValueError:
+                self.error(tokens[items[-1].pos], f"malformed number '{text}'")
+                return None
+            return Immediate(-value if neg else value, ("-" if neg else "") + text)
+        if tag == "vec":
+            elems = tuple(self.operand(x, tokens, texts) for x in items)
+            return None if None in elems else Vector(elems)
+        if tag == "addr":
+            return self.address(items, tokens, texts)
+        if tag in ("brk", "paren"):
+            parts = tuple(self.operand(x, tokens, texts) for x in items)
+            if None in parts:
+                return None
+            return Bracketed(parts) if tag == "brk" else ParenList(parts)
+        if tag == "not":
+            reg = self.register(items[0], tokens, texts)
+            return None if reg is None else Negated(reg)
+        if tag == "pair":
+            a, b = (self.operand(x, tokens, texts) for x in items)
+            return None if a is None or b is None else PredicatePair(a, b)
+        if tag == "symoff":
+            self.symbol_uses.append((texts[items[0].pos], tokens[items[0].pos], self.function,
+                                     False))
+            return Expression("".join(texts[items[0].pos:items[-1].pos + 1]))
+        if tag == "expr":
+            text = " ".join(texts[items[0].pos:items[1].pos])
+            value = _evaluate(text)
+            return Expression(text) if value is None else Immediate(value, text)
+        raise AssertionError(tag)
+
+    def address(self, items: list, tokens: list[Token], texts: list[str]) -> Address | None:
+        base = None
+        rest = items
+        if items and items[0].kind in ("reg", "word"):
+            first = items[0]
+            if first.kind == "reg" or self.is_register_name(texts[first.pos]):
+                base = self.register(first, tokens, texts)
+                if base is None:
+                    return None
+            else:
+                base = Symbol(texts[first.pos])
+                self.symbol_uses.append((base.name, tokens[first.pos], self.function, False))
+            rest = items[1:]
+        sign = 1
+        offset = 0
+        for leaf in rest:
+            if leaf.kind == "minus":
+                sign = -sign
+            elif leaf.kind == "int":
+                offset = sign * _int(texts[leaf.pos])
+        return Address(base, offset)
+
+    def is_register_name(self, name: str) -> bool:
+        """PTX lets `.reg .f16 low;` name a register without a '%'."""
+        return any(scope.declares(name) for scope in self.scopes)
+
+    def register(self, leaf: Leaf, tokens: list[Token], texts: list[str]) -> Register | None:
+        name = texts[leaf.pos]
+        hit = self.registers.get(name)
+        if hit is not None:
+            return hit
+        base = name.split(".", 1)[0]
+        key = None
+        if is_special_register(name):
+            key = name
+        else:
+            for scope in reversed(self.scopes):
+                if scope.declares(base):
+                    key = name + scope.suffix
+                    break
+        if key is None:
+            self.error(tokens[leaf.pos], f"register '{name}' is not declared")
+            return None
+        reg = Register(name, key)
+        if len(self.scopes) == 1:  # nested scopes may shadow: no caching there
+            self.registers[name] = reg
+        return reg
+
+    # ---- whole-function and whole-module checks --------------------------------------------
+    def check_labels(self, fn: Function) -> None:
+        labels = fn.labels
+        seen: set[str] = set()
+        for s in fn.body or ():
+            if isinstance(s, Label):
+                if s.name in seen:
+                    self.diagnostics.append(Diagnostic(
+                        PARSE_ERROR, Severity.ERROR, f"label '{s.name}' is defined twice",
+                        self.source.path, s.span, kernel=fn.name))
+                seen.add(s.name)
+        self.function_labels[id(fn)] = labels
+
+    def check_symbols(self) -> None:
+        module_names = {v.name for v in self.module.variables}
+        module_names |= {f.name for f in self.module.functions}
+        module_names |= {a for pair in self.module.aliases for a in pair}
+        local_names: dict[int, set[str]] = {}
+        for name, tok, fn, is_target in self.symbol_uses:
+            labels = self.function_labels.get(id(fn), {})
+            if name in labels:
+                continue
+            if is_target:
+                self.diagnostics.append(Diagnostic(
+                    PARSE_ERROR, Severity.ERROR, f"label '{name}' is used but never defined",
+                    self.source.path, self._span(tok), kernel=fn.name if fn else None,
+                    details={"excerpt": self.source.line_text(tok.line)}))
+                continue
+            if name in module_names or name in PREDEFINED_SYMBOLS:
+                continue
+            if fn is not None:
+                if id(fn) not in local_names:
+                    local_names[id(fn)] = {v.name for v in fn.params + fn.returns + fn.variables}
+                if name in local_names[id(fn)]:
+                    continue
+            self.diagnostics.append(Diagnostic(
+                PARSE_ERROR, Severity.ERROR, f"'{name}' is not declared",
+                self.source.path, self._span(tok), kernel=fn.name if fn else None,
+                details={"excerpt": self.source.line_text(tok.line)}))

@@ -1,0 +1,1 @@
+"""Opcode classes, one module per PTX ISA instruction family."""

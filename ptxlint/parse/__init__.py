@@ -1,0 +1,1 @@
+"""Front end: text -> statements (lexer) -> shape-cached pyparsing trees (grammar)."""

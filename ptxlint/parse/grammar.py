@@ -1,0 +1,273 @@
+"""The PTX statement grammar (pyparsing). It knows syntax, not semantics.
+
+Each statement arrives as its tokens joined by single spaces. Parse actions build
+small `Node`s whose leaves (`Leaf`) point at token *indices*, not text, so one
+parse serves every statement of the same shape: `parse_statement` caches the tree
+per shape (token kinds, with punctuation, directives and keywords literal), and
+`ir/build.py` reads the text of each leaf from the statement at hand. A 34k-line
+module has a few hundred shapes, so pyparsing runs a few hundred times.
+See docs/grammar.md for the BNF.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+import pyparsing as pp
+
+from .lexer import Token
+
+pp.ParserElement.set_default_whitespace_chars(" ")
+# Constant expressions (infix_notation) backtrack exponentially without memoising.
+pp.ParserElement.enable_packrat()
+
+
+class Leaf:
+    """A token reference: `pos` is a character offset while parsing, then the
+    token's index in its statement."""
+
+    __slots__ = ("kind", "pos")
+
+    def __init__(self, kind: str, pos: int):
+        self.kind = kind
+        self.pos = pos
+
+    def __repr__(self) -> str:
+        return f"{self.kind}#{self.pos}"
+
+
+class Node:
+    """An interior node: `tag` names the construct, `items` its parts."""
+
+    __slots__ = ("tag", "items")
+
+    def __init__(self, tag: str, items: list):
+        self.tag = tag
+        self.items = items
+
+    def __repr__(self) -> str:
+        return f"{self.tag}{self.items!r}"
+
+
+def _leaf(kind: str, expr: pp.ParserElement, name: str) -> pp.ParserElement:
+    return expr.set_parse_action(lambda s, loc, toks: Leaf(kind, loc)).set_name(name)
+
+
+def _node(tag: str, expr: pp.ParserElement, name: str) -> pp.ParserElement:
+    return expr.set_parse_action(lambda toks: Node(tag, list(toks))).set_name(name)
+
+
+def _span(tag: str, expr: pp.ParserElement, name: str) -> pp.ParserElement:
+    """A construct kept as source text: Node(tag, [first Leaf, end offset])."""
+    located = pp.Located(expr)
+    return located.set_parse_action(
+        lambda toks: Node(tag, [Leaf("start", toks[0]), Leaf("end", toks[2])])
+    ).set_name(name)
+
+
+S = pp.Suppress
+L = pp.Literal
+WORD_RE = r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+(?:::[A-Za-z0-9_]+)*)*"
+
+REG = _leaf("reg", pp.Regex(r"%[A-Za-z0-9_$]+(?:\.[A-Za-z0-9_]+)?"), "register")
+WORD = _leaf("word", pp.Regex(WORD_RE), "identifier")
+INT = _leaf("int", pp.Regex(r"0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?"), "integer")
+FLOAT = _leaf("float", pp.Regex(
+    r"0[fF][0-9A-Fa-f]{8}|0[dD][0-9A-Fa-f]{16}|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?"
+    r"|[0-9]+[eE][+-]?[0-9]+"), "float")
+STRING = _leaf("string", pp.Regex(r'"(?:[^"\\\n]|\\.)*"'), "string")
+SINK = _leaf("sink", pp.Regex(r"_(?![A-Za-z0-9_$])"), "'_'")
+MINUS = _leaf("minus", L("-"), "'-'")
+PLUS = _leaf("plus", L("+"), "'+'")
+SEMI = S(";").set_name("';'")
+COMMA = S(",")
+
+
+def _dot(word: str) -> pp.ParserElement:
+    """A directive keyword such as `.reg` (a whole token: `.reg` is not `.regx`)."""
+    return _leaf("dot", pp.Regex(rf"\{word}(?![A-Za-z0-9_$:])"), word)
+
+
+def _kw(word: str) -> pp.ParserElement:
+    return S(pp.Keyword(word, ident_chars=pp.identbodychars + "$"))
+
+
+DOT_ANY = _leaf("dot", pp.Regex(r"\.[A-Za-z_][A-Za-z0-9_$]*(?:::[A-Za-z0-9_]+)*"), "directive")
+
+# ---- constant expressions (initialisers, array sizes, odd immediates) ----------
+_atom = (FLOAT | INT | _kw("generic") + S("(") + WORD + S(")") | WORD).set_name("constant")
+CONST_EXPR = pp.infix_notation(_atom, [
+    (pp.one_of("- ~ !"), 1, pp.OpAssoc.RIGHT),
+    (pp.one_of("* / %"), 2, pp.OpAssoc.LEFT),
+    (pp.one_of("+ -"), 2, pp.OpAssoc.LEFT),
+    (pp.one_of("<< >>"), 2, pp.OpAssoc.LEFT),
+    (pp.one_of("< > <= >="), 2, pp.OpAssoc.LEFT),
+    (pp.one_of("== !="), 2, pp.OpAssoc.LEFT),
+    (L("&"), 2, pp.OpAssoc.LEFT),
+    (L("^"), 2, pp.OpAssoc.LEFT),
+    (L("|"), 2, pp.OpAssoc.LEFT),
+    (L("&&"), 2, pp.OpAssoc.LEFT),
+    (L("||"), 2, pp.OpAssoc.LEFT),
+]).set_name("constant expression")
+
+# ---- operands ---------------------------------------------------------------------
+# An operand followed by an operator is part of a constant expression.
+OPERATOR = pp.one_of("+ - * / % << >> & ^ && ||") | (L("|") + ~pp.FollowedBy(REG | SINK))
+ALONE = ~pp.FollowedBy(OPERATOR)
+IMM = _node("imm", pp.Opt(MINUS) + (FLOAT | INT) + ALONE, "immediate")
+VECTOR = _node("vec", S("{") + pp.DelimitedList(SINK | REG | IMM | WORD) + S("}"), "vector operand")
+OFFSET = (PLUS | MINUS) + pp.Opt(MINUS) + INT
+ADDRESS = _node("addr", S("[") + (
+    (REG | WORD) + pp.ZeroOrMore(OFFSET)
+    | pp.Opt(MINUS) + INT) + S("]"), "address")
+NEGATED = _node("not", S("!") + REG, "negated predicate")
+PAIR = _node("pair", (VECTOR | REG | SINK) + S("|") + (REG | SINK), "predicate pair")
+SYMBOL_OFFSET = _node("symoff", WORD + OFFSET + ALONE, "symbol+offset")
+operand = pp.Forward().set_name("operand")
+BRACKETED = _node("brk", S("[") + operand + pp.OneOrMore(COMMA + operand) + S("]"),
+                  "bracketed operand list")
+PARENS = _node("paren", S("(") + pp.Opt(pp.DelimitedList(operand)) + S(")") + ALONE,
+                "argument list")
+operand <<= (PAIR | VECTOR | BRACKETED | ADDRESS | PARENS | NEGATED | REG | IMM
+             | SINK | SYMBOL_OFFSET | WORD + ALONE
+             | _span("expr", CONST_EXPR, "constant expression"))
+
+GUARD = _node("guard", S("@") + pp.Opt(L("!")("neg").set_parse_action(lambda: Leaf("bang", -1)))
+              + REG, "guard")
+INSTRUCTION = _node("insn", pp.Opt(GUARD, default=None)
+                    + _leaf("opcode", pp.Regex(WORD_RE), "opcode")
+                    + pp.Group(pp.Opt(pp.DelimitedList(operand)))
+                    + SEMI, "instruction")
+
+# ---- declarations ------------------------------------------------------------------
+ALIGN = _node("align", S(_dot(".align")) + INT, ".align N")
+ATTRIBUTE = _node("attr", S(_dot(".attribute")) + S("(") + pp.DelimitedList(DOT_ANY) + S(")"),
+                  ".attribute(...)")
+QUALIFIER = (ALIGN | ATTRIBUTE | DOT_ANY).set_name("qualifier")
+DIMS = pp.Group(pp.ZeroOrMore(S("[") + pp.Opt(INT | _span("expr", CONST_EXPR, "size"),
+                                                   default=None) + S("]")))
+DECLARATOR = _node("declarator", (REG | WORD)
+                   + pp.Opt(S("<") + INT + S(">"), default=None) + DIMS, "declarator")
+initializer = pp.Forward().set_name("initializer")
+FIELD = WORD + L("=") + CONST_EXPR  # .texref/.samplerref fields: { width = 64, ... }
+initializer <<= _span("init", S("{") + pp.DelimitedList(FIELD | initializer) + S("}")
+                      | CONST_EXPR, "initializer")
+DECL_ITEM = _node("item", DECLARATOR + pp.Opt(S("=") + initializer, default=None), "declarator")
+DECLARATION = _node("decl", pp.Group(pp.OneOrMore(QUALIFIER))
+                    + pp.Group(pp.DelimitedList(DECL_ITEM)) + SEMI, "declaration")
+
+PARAM = _node("param", pp.Group(pp.OneOrMore(QUALIFIER)) + DECLARATOR, "parameter")
+PARAM_LIST = pp.Group(S("(") + pp.Opt(pp.DelimitedList(PARAM)) + S(")")).set_name("parameter list")
+PERF = _node("perf", DOT_ANY + pp.Group(pp.Opt(pp.DelimitedList(INT))), "performance directive")
+LINKAGE = pp.Group(pp.ZeroOrMore(_dot(".visible") | _dot(".extern") | _dot(".weak")
+                                 | _dot(".common")))
+HEADER = _node("header", LINKAGE + (_dot(".entry") | _dot(".func"))
+               + pp.Opt(PARAM_LIST, default=None) + WORD + pp.Opt(PARAM_LIST, default=None)
+               + pp.Group(pp.ZeroOrMore(PERF)) + pp.Opt(L(";")("semi"), default=None),
+               "function header")
+
+# ---- module and debug directives -------------------------------------------------------
+VERSION = _node("version", S(_dot(".version")) + FLOAT, ".version")
+TARGET = _node("target", S(_dot(".target")) + pp.DelimitedList(WORD), ".target")
+ADDRESS_SIZE = _node("address_size", S(_dot(".address_size")) + INT, ".address_size")
+FILE = _node("file", S(_dot(".file")) + INT + STRING + pp.ZeroOrMore(COMMA + INT), ".file")
+LOC_FUNCTION = _node("function_name", _kw("function_name") + WORD + pp.Opt(S("+") + INT),
+                     "function_name")
+LOC_INLINED = _node("inlined_at", _kw("inlined_at") + INT + INT + INT, "inlined_at")
+LOC = _node("loc", S(_dot(".loc")) + INT + INT + pp.Opt(INT, default=None)
+            + pp.ZeroOrMore(COMMA + (LOC_FUNCTION | LOC_INLINED)), ".loc")
+PRAGMA = _node("pragma", S(_dot(".pragma")) + pp.DelimitedList(STRING) + SEMI, ".pragma")
+ALIAS = _node("alias", S(_dot(".alias")) + WORD + COMMA + WORD + SEMI, ".alias")
+TARGET_LIST = _node("list", (_dot(".branchtargets") | _dot(".calltargets"))
+                    + pp.DelimitedList(WORD) + SEMI, "target list")
+PROTOTYPE = _node("list", _dot(".callprototype") + pp.Opt(PARAM_LIST, default=None) + SINK
+                  + pp.Opt(PARAM_LIST, default=None) + pp.ZeroOrMore(DOT_ANY) + SEMI,
+                  ".callprototype")
+LABEL = _node("label", WORD + S(":"), "label")
+
+DIRECTIVES: dict[str, pp.ParserElement] = {
+    ".version": VERSION, ".target": TARGET, ".address_size": ADDRESS_SIZE, ".file": FILE,
+    ".loc": LOC, ".pragma": PRAGMA, ".alias": ALIAS, ".branchtargets": TARGET_LIST,
+    ".calltargets": TARGET_LIST, ".callprototype": PROTOTYPE,
+}
+KEYWORD_WORDS = frozenset({"_", "function_name", "inlined_at", "generic"})
+LITERAL_KINDS = frozenset({"punct", "dot"})
+
+
+@dataclass(slots=True)
+class SyntaxProblem:
+    """Why a statement shape does not parse: the token index where it failed
+    (len(tokens) for the end) and pyparsing's explanation."""
+
+    index: int
+    message: str
+
+
+_cache: dict[tuple, Node | SyntaxProblem] = {}
+
+
+def shape_of(tokens: list[Token]) -> tuple:
+    return tuple(t.text if t.kind in LITERAL_KINDS or t.text in KEYWORD_WORDS else t.kind
+                 for t in tokens)
+
+
+def parse_statement(tokens: list[Token], kind: str) -> Node | SyntaxProblem:
+    """The syntax tree of one statement, shared by all statements of its shape."""
+    key = (kind, *shape_of(tokens))
+    hit = _cache.get(key)
+    if hit is None:
+        hit = _cache[key] = _parse(tokens, kind)
+    return hit
+
+
+def _element_for(tokens: list[Token], kind: str) -> pp.ParserElement:
+    if kind == "label":
+        return LABEL
+    first = tokens[0].text
+    if first in DIRECTIVES:
+        return DIRECTIVES[first]
+    if any(t.text in (".entry", ".func") for t in tokens[:6]):
+        return HEADER
+    if tokens[0].kind == "dot":
+        return DECLARATION
+    return INSTRUCTION
+
+
+def _parse(tokens: list[Token], kind: str) -> Node | SyntaxProblem:
+    texts = [t.text for t in tokens]
+    offsets, pos = [], 0
+    for text in texts:
+        offsets.append(pos)
+        pos += len(text) + 1
+    joined = " ".join(texts)
+    element = _element_for(tokens, kind)
+    try:
+        tree = element.parse_string(joined, parse_all=True)[0]
+    except pp.ParseBaseException as exc:
+        index = bisect.bisect_right(offsets, exc.loc) - 1 if exc.loc < len(joined) else len(texts)
+        return SyntaxProblem(max(index, 0), _explain(exc, element))
+    _to_indices(tree, offsets)
+    return tree
+
+
+def _explain(exc: pp.ParseBaseException, element: pp.ParserElement) -> str:
+    expected = exc.msg.removeprefix("Expected ")
+    if "end of text" in exc.msg:
+        return "unexpected token"
+    return f"expected {expected}"
+
+
+def _to_indices(node: Node, offsets: list[int]) -> None:
+    """Turn character offsets into token indices (an `end` offset into the index
+    one past the last token of the span)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Leaf):
+            if item.pos >= 0:
+                item.pos = bisect.bisect_right(offsets, item.pos - (item.kind == "end")) - 1 \
+                    + (item.kind == "end")
+        elif isinstance(item, Node):
+            stack.extend(item.items)
+        elif isinstance(item, pp.ParseResults):
+            stack.extend(item)

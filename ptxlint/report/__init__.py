@@ -1,0 +1,1 @@
+"""Reporters: pure functions from diagnostics to text."""

@@ -1,0 +1,1 @@
+"""Rules: each reads the IR (or, later, analysis facts) and yields diagnostics."""

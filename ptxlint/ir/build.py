@@ -168,6 +168,8 @@ class _ModuleBuilder:
                 self.open_brace(st.tokens[0])
             elif st.kind == "close":
                 self.close_brace(st.tokens[0])
+            elif st.kind == "section":
+                self.module.sections.append(self.source.text[st.start:st.end])
             else:
                 self.statement(st.tokens, st.kind)
         if self.open_braces:
@@ -273,8 +275,8 @@ class _ModuleBuilder:
         fn = Function(name=texts[name.pos], kind=texts[kind.pos][1:],
                       linkage=tuple(texts[x.pos][1:] for x in linkage),
                       span=self._span(tokens[name.pos]))
-        fn.returns = [self.param(p, tokens, texts) for p in rets or ()]
-        fn.params = [self.param(p, tokens, texts) for p in params or ()]
+        fn.returns = [p for p in (self.param(x, tokens, texts) for x in rets or ()) if p]
+        fn.params = [p for p in (self.param(x, tokens, texts) for x in params or ()) if p]
         for perf in perfs:
             fn.directives[texts[perf.items[0].pos][1:]] = tuple(
                 _int(texts[x.pos]) for x in perf.items[1])
@@ -283,10 +285,9 @@ class _ModuleBuilder:
         else:
             self.pending = fn
 
-    def param(self, node: Node, tokens: list[Token], texts: list[str]) -> Param:
+    def param(self, node: Node, tokens: list[Token], texts: list[str]) -> Param | None:
         var = self.variable(node.items[0], node.items[1], None, tokens, texts, cls=Param)
-        assert isinstance(var, Param)
-        return var
+        return var if isinstance(var, Param) else None
 
     # ---- declarations -----------------------------------------------------------------
     def on_decl(self, node: Node, tokens: list[Token], texts: list[str]) -> None:
@@ -605,7 +606,8 @@ class _ModuleBuilder:
                 if s.name in seen:
                     self.diagnostics.append(Diagnostic(
                         PARSE_ERROR, Severity.ERROR, f"label '{s.name}' is defined twice",
-                        self.source.path, s.span, kernel=fn.name))
+                        self.source.path, s.span, kernel=fn.name,
+                        details={"excerpt": self.source.line_text(s.span.line)}))
                 seen.add(s.name)
         self.function_labels[id(fn)] = labels
 

@@ -141,6 +141,7 @@ class Module:
     functions: list[Function] = field(default_factory=list)
     aliases: list[tuple[str, str]] = field(default_factory=list)
     items: list[Variable | Function | Pragma] = field(default_factory=list)  # source order
+    sections: list[str] = field(default_factory=list)  # `.section` blocks, verbatim
 
     @property
     def target(self) -> str | None:

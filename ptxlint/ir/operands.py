@@ -1,7 +1,7 @@
 """Instruction operands. Immutable values; `str()` prints valid PTX."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 # Special registers of the PTX ISA (section "Special Registers"); a name that
@@ -50,7 +50,7 @@ class Register:
 class Immediate:
     """An integer or floating constant; `text` keeps the spelling for printing."""
 
-    value: int | float
+    value: int | float = field(compare=False)  # NaN != NaN; the spelling decides
     text: str
 
     @property

@@ -55,12 +55,15 @@ def _table() -> dict[str, DataType]:
         "tf32": 32, "e4m3": 8, "e5m2": 8, "e4m3x2": 16, "e5m2x2": 16,
         "e4m3x4": 32, "e5m2x4": 32, "e2m3": 8, "e3m2": 8, "e2m3x2": 16, "e3m2x2": 16,
         "e2m1": 4, "e2m1x2": 8, "e2m1x4": 16, "ue8m0": 8, "ue8m0x2": 16, "ue4m3": 8,
-        "f32x2": 64, "e8m0": 8, "s2f6x2": 16,
+        "f32x2": 64, "e8m0": 8, "s2f6x2": 16, "e2m3x4": 32, "e3m2x4": 32, "e2m1p4x4": 32,
+        "ue8m0x4": 32, "ue5m3x2": 16,
     }
     for name, bits in floats.items():
         t[name] = DataType(name, bits, Kind.FLOAT)
     t["u16x2"] = DataType("u16x2", 32, Kind.UNSIGNED)
     t["s16x2"] = DataType("s16x2", 32, Kind.SIGNED)
+    t["u8x4"] = DataType("u8x4", 32, Kind.UNSIGNED)
+    t["s8x4"] = DataType("s8x4", 32, Kind.SIGNED)
     t["pred"] = DataType("pred", 1, Kind.PRED)
     for name in ("texref", "samplerref", "surfref"):
         t[name] = DataType(name, 64, Kind.OPAQUE)

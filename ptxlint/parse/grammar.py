@@ -245,9 +245,43 @@ def _parse(tokens: list[Token], kind: str) -> Node | SyntaxProblem:
         tree = element.parse_string(joined, parse_all=True)[0]
     except pp.ParseBaseException as exc:
         index = bisect.bisect_right(offsets, exc.loc) - 1 if exc.loc < len(joined) else len(texts)
+        if element is INSTRUCTION:
+            deeper = _operand_problem(texts, offsets, joined)
+            if deeper is not None and deeper.index >= index:
+                return deeper
         return SyntaxProblem(max(index, 0), _explain(exc, element))
     _to_indices(tree, offsets)
     return tree
+
+
+_OPERAND_ALONE = operand + pp.StringEnd()
+
+
+def _operand_problem(texts: list[str], offsets: list[int], joined: str) -> SyntaxProblem | None:
+    """pyparsing reports where the operand *list* stopped (a ','); find the first
+    operand that does not parse and where inside it parsing failed."""
+    opcode = 0 if texts[0] != "@" else (3 if texts[1:2] == ["!"] else 2)
+    depth, start = 0, opcode + 1
+    for i in range(start, len(texts)):
+        text = texts[i]
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+        last = i == len(texts) - 1
+        if not (depth == 0 and text in (",", ";") or last):
+            continue
+        end = i if text in (",", ";") else i + 1  # one past the operand's tokens
+        if end > start:
+            stop = offsets[end - 1] + len(texts[end - 1])
+            try:
+                _OPERAND_ALONE.parse_string(joined[offsets[start]:stop])
+            except pp.ParseBaseException as exc:
+                at = offsets[start] + exc.loc
+                index = bisect.bisect_right(offsets, at) - 1 if at < stop else end
+                return SyntaxProblem(index, _explain(exc, operand))
+        start = i + 1
+    return None
 
 
 def _explain(exc: pp.ParseBaseException, element: pp.ParserElement) -> str:

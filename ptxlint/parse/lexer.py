@@ -40,7 +40,8 @@ class Token:
 @dataclass(slots=True)
 class Statement:
     """A run of tokens that the grammar parses as one unit. `kind` is
-    "stmt" for ordinary statements, "open"/"close" for braces, "label" for `name:`."""
+    "stmt" for ordinary statements, "open"/"close" for braces, "label" for `name:`,
+    "section" for a debug section kept as raw text."""
 
     kind: str
     tokens: list[Token]
@@ -98,7 +99,9 @@ def split_statements(tokens: list[Token]) -> list[Statement]:
                 i += 1
                 continue
             if text == ".section":
-                i = _skip_section(tokens, i)
+                end = _skip_section(tokens, i)
+                out.append(Statement("section", tokens[i:end]))
+                i = end
                 continue
             if text in LINE_DIRECTIVES:
                 line_end = tok.line
@@ -141,7 +144,7 @@ def _is_header(cur: list[Token]) -> bool:
 
 
 def _skip_section(tokens: list[Token], i: int) -> int:
-    """Skip `.section .debug_* { ... }` (DWARF data we do not use)."""
+    """The end of `.section .debug_* { ... }`: DWARF data kept verbatim, not parsed."""
     n = len(tokens)
     while i < n and tokens[i].text != "{":
         i += 1

@@ -1,0 +1,49 @@
+"""Shared test helpers: sample discovery and the CUDA tools (skip when absent)."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "ptx_samples"
+
+
+def sample_files() -> list[Path]:
+    return sorted(p for p in SAMPLES.rglob("*.ptx") if ".cache" not in p.parts)
+
+
+def ptxas_path() -> str | None:
+    return shutil.which("ptxas")
+
+
+def nvcc_path() -> str | None:
+    return shutil.which("nvcc")
+
+
+def ptxas_max_version() -> tuple[int, int] | None:
+    """The newest PTX ISA version the installed ptxas accepts (CUDA 13.0: 9.0)."""
+    exe = ptxas_path()
+    if exe is None:
+        return None
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"release (\d+)\.(\d+)", out)
+    if not m:
+        return None
+    major, minor = int(m.group(1)), int(m.group(2))
+    # CUDA 12.x ships PTX ISA 8.x, CUDA 13.0 ships 9.0, each minor release adds one.
+    return (major - 4, minor) if major >= 12 else None
+
+
+def load_cccl_generator():
+    path = SAMPLES / "cccl" / "generate.py"
+    if not path.exists():
+        pytest.skip("ptx_samples/cccl/generate.py is missing")
+    spec = importlib.util.spec_from_file_location("cccl_generate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

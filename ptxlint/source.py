@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A region of a source file; lines and columns are 1-based, offsets 0-based."""
+class Span(NamedTuple):
+    """A region of a source file; lines and columns are 1-based, offsets 0-based.
+    (A named tuple: one is made per instruction, and tuples are cheap to make.)"""
 
     start: int
     end: int
@@ -17,7 +17,7 @@ class Span:
     end_line: int
     end_col: int
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # type: ignore[override]
         return f"{self.line}:{self.col}"
 
 

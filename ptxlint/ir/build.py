@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity
 from ..parse.grammar import Leaf, Node, SyntaxProblem, parse_statement
-from ..parse.lexer import Statement, Token, split_statements, tokenize
+from ..parse.lexer import Statement, blank_comments, split_statements, token_offsets
 from ..source import SourceFile, Span
 from .instruction import DebugLoc, Guard, Instruction
 from .module import Function, Label, ListDirective, Module, Param, Pragma, ScopeMarker, Variable
@@ -28,6 +28,22 @@ KNOWN_SPACES = {".reg": "reg", ".shared": "shared", ".global": "global", ".local
 LINKAGES = {".visible": "visible", ".extern": "extern", ".weak": "weak", ".common": "common"}
 # Names PTX predefines for use as operands.
 PREDEFINED_SYMBOLS = frozenset({"WARP_SZ"})
+_opcode_checks: dict[str, tuple | str] = {}
+
+
+def _checked_opcode(text: str) -> tuple | str:
+    """(class, opcode, modifiers) for a full opcode, or the error message; cached."""
+    hit = _opcode_checks.get(text)
+    if hit is None:
+        found = resolve(text)
+        if found is None:
+            hit = f"unknown instruction '{text}'"
+        else:
+            cls, opcode, mods = found
+            bad = [m for m in mods if cls.allowed_mods is not None and m not in cls.allowed_mods]
+            hit = f"'{opcode}' does not take the modifier '.{bad[0]}'" if bad else found
+        _opcode_checks[text] = hit
+    return hit
 _TRAILING_DIGITS = re.compile(r"^(.*?)(\d+)$")
 _SINK = Sink()
 
@@ -47,8 +63,8 @@ def parse_module(text: str, path: str = "<input>") -> ParseResult:
     source = SourceFile(path, text)
     builder = _ModuleBuilder(source)
     try:
-        tokens = tokenize(text)
-        builder.run(split_statements(tokens))
+        builder.code = blank_comments(text)
+        builder.run(split_statements(builder.code))
     except RecursionError:  # pathological nesting in a constant expression
         builder.error_at_offset(0, "input nests too deeply to parse")
     return ParseResult(builder.module, builder.diagnostics, source)
@@ -99,6 +115,67 @@ def _evaluate(text: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
+_PUNCT = frozenset("{}()[],;:<>=@!|+-*/%~&^?") | {"<<", ">>", "&&", "||", "==", "!=", "<=", ">="}
+
+
+class Token:
+    """One token of a statement, with its file offset and line (made on demand:
+    only diagnostics and a few declarations need positions)."""
+
+    __slots__ = ("text", "start", "line")
+
+    def __init__(self, text: str, start: int, line: int):
+        self.text = text
+        self.start = start
+        self.line = line
+
+    @property
+    def kind(self) -> str:
+        t = self.text
+        if t[0] == '"':
+            return "string" if len(t) > 1 and t[-1] == '"' else "unclosed"
+        if t[0] == "." and len(t) > 1:
+            return "dot"
+        if t[0].isalpha() or t[0] in "_$":
+            return "word"
+        if t[0] == "%":
+            return "reg"
+        if t[0].isdigit():
+            return "number"
+        return "punct" if t in _PUNCT else "bad"
+
+
+class Toks:
+    """The tokens of one statement as `Token`s, positions computed lazily."""
+
+    __slots__ = ("st", "builder", "_offsets")
+
+    def __init__(self, st: Statement, builder: "_ModuleBuilder"):
+        self.st = st
+        self.builder = builder
+        self._offsets: list[int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.st.texts)
+
+    def offsets(self) -> list[int]:
+        if self._offsets is None:
+            st = self.st
+            found = token_offsets(self.builder.code, st.start, st.end)
+            # a synthesised ';' (missing-semicolon recovery) sits at the end
+            found += [st.end] * (len(st.texts) - len(found))
+            self._offsets = found
+        return self._offsets
+
+    def __getitem__(self, i: int) -> Token:
+        if i < 0:
+            i += len(self.st.texts)
+        if i == 0:
+            return Token(self.st.texts[0], self.st.start, self.st.line)
+        start = self.offsets()[i]
+        return Token(self.st.texts[i], start, self.builder.source.position(start)[0])
+
+
 class _Scope:
     """Register declarations of one `{ }` level: explicit names and `%r<N>` ranges."""
 
@@ -128,10 +205,19 @@ class _ModuleBuilder:
         self.pending: Function | None = None  # a header waiting for its `{`
         self.scopes: list[_Scope] = []
         self.scope_counter = 0
+        self.code = source.text  # comment-blanked text (see lexer.blank_comments)
+        self.handlers = {name[3:]: getattr(self, name) for name in dir(self)
+                         if name.startswith("on_")}
+        self.immediates: dict[str, Immediate] = {}
+        self.addresses: dict[tuple, Address] = {}
         self.open_braces: list[Token] = []
         self.loc: DebugLoc | None = None
+        self.locs: dict[tuple, DebugLoc] = {}  # `.loc` text -> its (shared) DebugLoc
+        self.saved_registers: list[dict[str, Register]] = []
+        self.not_registers: set[str] = set()  # words known not to name a register
         self.registers: dict[str, Register] = {}
-        self.symbol_uses: list[tuple[str, Token, Function | None, bool]] = []
+        # (name, statement tokens, token index, function, is a branch target)
+        self.symbol_uses: list[tuple[str, Toks, int, Function | None, bool]] = []
         self.last_label: Label | None = None
         self.function_labels: dict[int, dict[str, int]] = {}
 
@@ -162,16 +248,21 @@ class _ModuleBuilder:
             self.source.span(offset, offset)))
 
     # ---- driver ----------------------------------------------------------------------
+    def statement_span(self, st: Statement) -> Span:
+        if self.code.find("\n", st.start, st.end) < 0:
+            return Span(st.start, st.end, st.line, st.col, st.line, st.col + st.end - st.start)
+        return self.source.span(st.start, st.end)
+
     def run(self, statements: list[Statement]) -> None:
         for st in statements:
             if st.kind == "open":
-                self.open_brace(st.tokens[0])
+                self.open_brace(Token("{", st.start, st.line))
             elif st.kind == "close":
-                self.close_brace(st.tokens[0])
+                self.close_brace(Token("}", st.start, st.line))
             elif st.kind == "section":
                 self.module.sections.append(self.source.text[st.start:st.end])
             else:
-                self.statement(st.tokens, st.kind)
+                self.statement(st)
         if self.open_braces:
             self.error(self.open_braces[0], "unclosed '{': expected '}' before end of file")
             if self.function:
@@ -180,25 +271,28 @@ class _ModuleBuilder:
             self.add_function(self.pending)
         self.check_symbols()
 
-    def statement(self, tokens: list[Token], kind: str) -> None:
-        tree = parse_statement(tokens, kind)
+    def statement(self, st: Statement) -> None:
+        tree = parse_statement(st.texts, st.kind)
+        tokens = Toks(st, self)
         if isinstance(tree, SyntaxProblem):
-            self.syntax_error(tokens, kind, tree)
+            self.syntax_error(st, tokens, tree)
             return
-        texts = [t.text for t in tokens]
-        handler = getattr(self, "on_" + tree.tag)
-        handler(tree, tokens, texts)
+        self.handlers[tree.tag](tree, tokens, st.texts)
 
-    def syntax_error(self, tokens: list[Token], kind: str, problem: SyntaxProblem) -> None:
+    def syntax_error(self, st: Statement, tokens: Toks, problem: SyntaxProblem) -> None:
         split = self.missing_semicolon(tokens, problem.index)
         if split:
-            self.error(tokens[split - 1], "expected ';' at end of statement", after=True)
-            head = tokens[:split]
-            fixed = parse_statement(head + [Token("punct", ";", head[-1].start, head[-1].line)],
-                                    kind)
-            if not isinstance(fixed, SyntaxProblem):
-                self.statement(head + [Token("punct", ";", head[-1].start, head[-1].line)], kind)
-            self.statement(tokens[split:], "stmt")
+            last = tokens[split - 1]
+            self.error(last, "expected ';' at end of statement", after=True)
+            head_end = last.start + len(last.text)
+            head = Statement(st.kind, st.texts[:split] + [";"], st.start, head_end, st.line,
+                             st.col)
+            if not isinstance(parse_statement(head.texts, head.kind), SyntaxProblem):
+                self.statement(head)
+            rest = tokens[split]
+            line_start = self.source.line_starts[rest.line - 1]
+            self.statement(Statement("stmt", st.texts[split:], rest.start, st.end, rest.line,
+                                     rest.start - line_start + 1))
             return
         if problem.index >= len(tokens):
             last = tokens[-1]
@@ -212,7 +306,7 @@ class _ModuleBuilder:
         else:
             self.error(bad, f"{problem.message}, found '{bad.text}'")
 
-    def missing_semicolon(self, tokens: list[Token], index: int) -> int | None:
+    def missing_semicolon(self, tokens: Toks, index: int) -> int | None:
         """Where a statement that failed to parse runs into the next line's
         instruction or directive, the index of that line's first token."""
         for i in range(1, min(index + 1, len(tokens))):
@@ -231,12 +325,16 @@ class _ModuleBuilder:
             self.function.body = []
             self.scopes = [_Scope("")]
             self.registers = {}
+            self.saved_registers = []
             return
         if self.function is None:
             self.error(tok, "'{' outside a function body")
             return
         self.scope_counter += 1
         self.scopes.append(_Scope(f"@{self.scope_counter}"))
+        self.saved_registers.append(self.registers)
+        self.registers = {}  # names may resolve differently inside
+        self.not_registers = set()
         self.function.body.append(ScopeMarker(True, self._span(tok)))
 
     def close_brace(self, tok: Token) -> None:
@@ -248,6 +346,8 @@ class _ModuleBuilder:
             return
         if len(self.scopes) > 1:
             self.scopes.pop()
+            self.registers = self.saved_registers.pop()
+            self.not_registers = set()
             self.function.body.append(ScopeMarker(False, self._span(tok)))
             return
         self.end_function()
@@ -384,6 +484,12 @@ class _ModuleBuilder:
         return None
 
     def declare_register(self, var: Variable) -> None:
+        # a new declaration may shadow a name resolved before
+        if var.range_count is None:
+            self.registers.pop(var.name, None)
+        else:
+            self.registers.clear()
+        self.not_registers.clear()
         scope = self.scopes[-1]
         if var.range_count is not None:
             scope.ranges[var.name] = var.range_count
@@ -405,6 +511,13 @@ class _ModuleBuilder:
         self.module.files[_int(texts[index.pos])] = texts[name.pos][1:-1]
 
     def on_loc(self, node, tokens, texts):
+        key = tuple(texts)
+        hit = self.locs.get(key)
+        if hit is None:
+            hit = self.locs[key] = self.debug_loc(node, texts)
+        self.loc = hit
+
+    def debug_loc(self, node, texts) -> DebugLoc:
         f, line, col, *extra = node.items
         function_name, inlined = None, None
         for e in extra:
@@ -413,9 +526,8 @@ class _ModuleBuilder:
             else:
                 a, b, c = (_int(texts[x.pos]) for x in e.items)
                 inlined = DebugLoc(a, b, c)
-        self.loc = DebugLoc(_int(texts[f.pos]), _int(texts[line.pos]),
-                            _int(texts[col.pos]) if col is not None else 0,
-                            inlined, function_name)
+        return DebugLoc(_int(texts[f.pos]), _int(texts[line.pos]),
+                        _int(texts[col.pos]) if col is not None else 0, inlined, function_name)
 
     def on_pragma(self, node, tokens, texts):
         pragma = Pragma(tuple(texts[x.pos] for x in node.items), self._span(tokens[0]))
@@ -442,7 +554,7 @@ class _ModuleBuilder:
         self.function.body.append(directive)
         if kind != "callprototype":
             for x in node.items[1:]:
-                self.symbol_uses.append((texts[x.pos], tokens[x.pos], self.function,
+                self.symbol_uses.append((texts[x.pos], tokens, x.pos, self.function,
                                          kind == "branchtargets"))
 
     def on_label(self, node, tokens, texts):
@@ -454,50 +566,42 @@ class _ModuleBuilder:
         self.last_label = label
 
     # ---- instructions --------------------------------------------------------------------
-    def on_insn(self, node: Node, tokens: list[Token], texts: list[str]) -> None:
+    def on_insn(self, node: Node, tokens: Toks, texts: list[str]) -> None:
         guard_node, opcode_leaf, operand_nodes = node.items
-        op_tok = tokens[opcode_leaf.pos]
+        opcode_text = texts[opcode_leaf.pos]
         if self.function is None:
-            self.error(op_tok, f"instruction '{op_tok.text}' outside a function body")
+            self.error(tokens[opcode_leaf.pos], f"instruction '{opcode_text}' outside a function body")
             return
-        found = resolve(op_tok.text)
-        if found is None:
-            self.error(op_tok, f"unknown instruction '{op_tok.text}'")
+        checked = _checked_opcode(opcode_text)
+        if isinstance(checked, str):
+            self.error(tokens[opcode_leaf.pos], checked)
             return
-        cls, opcode, mods = found
-        allowed = cls.allowed_mods
-        if allowed is not None:
-            for m in mods:
-                if m not in allowed:
-                    self.error(op_tok, f"'{opcode}' does not take the modifier '.{m}'")
-                    return
-        operands = tuple(self.operand(x, tokens, texts) for x in operand_nodes)
-        if any(o is None for o in operands):
+        cls, opcode, mods = checked
+        uses_before = len(self.symbol_uses)
+        operands = tuple([self.operand(x, tokens, texts) for x in operand_nodes])
+        if None in operands:
             return
         lo, hi = cls.arity
         if len(operands) < lo or (hi is not None and len(operands) > hi):
             want = str(lo) if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
-            self.error(op_tok, f"'{opcode}' takes {want} operands, found {len(operands)}",
+            self.error(tokens[opcode_leaf.pos],
+                       f"'{opcode}' takes {want} operands, found {len(operands)}",
                        last=tokens[-2] if len(tokens) > 1 else None)
             return
         guard = None
         if guard_node is not None:
-            negated = len(guard_node.items) == 2
             reg = self.register(guard_node.items[-1], tokens, texts)
             if reg is None:
                 return
-            guard = Guard(reg, negated)
-        first = tokens[0]
-        insn = cls(opcode, mods, guard, operands, self._span(first, tokens[-1]), self.loc)
+            guard = Guard(reg, len(guard_node.items) == 2)
+        insn = cls(opcode, mods, guard, operands, self.statement_span(tokens.st), self.loc)
         self.function.body.append(insn)
-        if isinstance(insn, Branch) and self.symbol_uses:
-            # branch targets must be labels
-            for i in range(len(self.symbol_uses) - 1, -1, -1):
-                name, tok, fn, is_target = self.symbol_uses[i]
-                if tok.start < first.start:
-                    break
-                if name in insn.targets:
-                    self.symbol_uses[i] = (name, tok, fn, True)
+        if uses_before < len(self.symbol_uses) and isinstance(insn, Branch):
+            targets = insn.targets  # branch targets must be labels
+            for i in range(uses_before, len(self.symbol_uses)):
+                name, toks, index, fn, _ = self.symbol_uses[i]
+                if name in targets:
+                    self.symbol_uses[i] = (name, toks, index, fn, True)
 
     def operand(self, node, tokens: list[Token], texts: list[str]) -> Operand | None:
         if isinstance(node, Leaf):
@@ -507,7 +611,7 @@ class _ModuleBuilder:
             if kind == "word":
                 if self.is_register_name(texts[node.pos]):
                     return self.register(node, tokens, texts)
-                self.symbol_uses.append((texts[node.pos], tokens[node.pos], self.function, False))
+                self.symbol_uses.append((texts[node.pos], tokens, node.pos, self.function, False))
                 return Symbol(texts[node.pos])
             if kind == "sink":
                 return _SINK
@@ -517,12 +621,16 @@ class _ModuleBuilder:
         if tag == "imm":
             neg = len(items) == 2
             text = texts[items[-1].pos]
-            try:
-                value = _float(text) if items[-1].kind == "float" else _int(text)
-            except ValueError:
-                self.error(tokens[items[-1].pos], f"malformed number '{text}'")
-                return None
-            return Immediate(-value if neg else value, ("-" if neg else "") + text)
+            spelled = "-" + text if neg else text
+            hit = self.immediates.get(spelled)
+            if hit is None:
+                try:
+                    value = _float(text) if items[-1].kind == "float" else _int(text)
+                except ValueError:
+                    self.error(tokens[items[-1].pos], f"malformed number '{text}'")
+                    return None
+                hit = self.immediates[spelled] = Immediate(-value if neg else value, spelled)
+            return hit
         if tag == "vec":
             elems = tuple(self.operand(x, tokens, texts) for x in items)
             return None if None in elems else Vector(elems)
@@ -540,7 +648,7 @@ class _ModuleBuilder:
             a, b = (self.operand(x, tokens, texts) for x in items)
             return None if a is None or b is None else PredicatePair(a, b)
         if tag == "symoff":
-            self.symbol_uses.append((texts[items[0].pos], tokens[items[0].pos], self.function,
+            self.symbol_uses.append((texts[items[0].pos], tokens, items[0].pos, self.function,
                                      False))
             return Expression("".join(texts[items[0].pos:items[-1].pos + 1]))
         if tag == "expr":
@@ -560,20 +668,34 @@ class _ModuleBuilder:
                     return None
             else:
                 base = Symbol(texts[first.pos])
-                self.symbol_uses.append((base.name, tokens[first.pos], self.function, False))
+                self.symbol_uses.append((base.name, tokens, first.pos, self.function, False))
             rest = items[1:]
-        sign = 1
-        offset = 0
+        sign, offset = 1, 0
         for leaf in rest:
-            if leaf.kind == "minus":
+            kind = leaf.kind
+            if kind == "minus":
                 sign = -sign
-            elif leaf.kind == "int":
-                offset = sign * _int(texts[leaf.pos])
-        return Address(base, offset)
+            elif kind == "plus":
+                sign = 1
+            elif kind == "int":
+                offset += sign * _int(texts[leaf.pos])
+                sign = 1
+        key = (base, offset)
+        hit = self.addresses.get(key)
+        if hit is None:
+            hit = self.addresses[key] = Address(base, offset)
+        return hit
 
     def is_register_name(self, name: str) -> bool:
         """PTX lets `.reg .f16 low;` name a register without a '%'."""
-        return any(scope.declares(name) for scope in self.scopes)
+        if name in self.registers:
+            return True
+        if name in self.not_registers:
+            return False
+        found = any(scope.declares(name) for scope in self.scopes)
+        if not found:
+            self.not_registers.add(name)
+        return found
 
     def register(self, leaf: Leaf, tokens: list[Token], texts: list[str]) -> Register | None:
         name = texts[leaf.pos]
@@ -585,16 +707,15 @@ class _ModuleBuilder:
         if is_special_register(name):
             key = name
         else:
+            # `%r2.h1` (video selector) and `%v.x` (vector element) are parts of `%r2`/`%v`
             for scope in reversed(self.scopes):
                 if scope.declares(base):
-                    key = name + scope.suffix
+                    key = base + scope.suffix
                     break
         if key is None:
             self.error(tokens[leaf.pos], f"register '{name}' is not declared")
             return None
-        reg = Register(name, key)
-        if len(self.scopes) == 1:  # nested scopes may shadow: no caching there
-            self.registers[name] = reg
+        reg = self.registers[name] = Register(name, key)
         return reg
 
     # ---- whole-function and whole-module checks --------------------------------------------
@@ -616,10 +737,11 @@ class _ModuleBuilder:
         module_names |= {f.name for f in self.module.functions}
         module_names |= {a for pair in self.module.aliases for a in pair}
         local_names: dict[int, set[str]] = {}
-        for name, tok, fn, is_target in self.symbol_uses:
+        for name, toks, index, fn, is_target in self.symbol_uses:
             labels = self.function_labels.get(id(fn), {})
             if name in labels:
                 continue
+            tok = toks[index]
             if is_target:
                 self.diagnostics.append(Diagnostic(
                     PARSE_ERROR, Severity.ERROR, f"label '{name}' is used but never defined",

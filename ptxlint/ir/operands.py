@@ -169,7 +169,7 @@ def registers_in(operand: Operand) -> list[Register]:
     if isinstance(operand, Negated):
         return [operand.operand]
     if isinstance(operand, PredicatePair):
-        return [r for r in (operand.first, operand.second) if isinstance(r, Register)]
+        return registers_in(operand.first) + registers_in(operand.second)
     if isinstance(operand, Address):
         return [operand.base] if isinstance(operand.base, Register) else []
     if isinstance(operand, (Vector, Bracketed, ParenList)):

@@ -11,11 +11,10 @@ See docs/grammar.md for the BNF.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 
 import pyparsing as pp
-
-from .lexer import Token
 
 pp.ParserElement.set_default_whitespace_chars(" ")
 # Constant expressions (infix_notation) backtrack exponentially without memoising.
@@ -112,7 +111,7 @@ CONST_EXPR = pp.infix_notation(_atom, [
 
 # ---- operands ---------------------------------------------------------------------
 # An operand followed by an operator is part of a constant expression.
-OPERATOR = pp.one_of("+ - * / % << >> & ^ && ||") | (L("|") + ~pp.FollowedBy(REG | SINK))
+OPERATOR = pp.one_of("+ - * / % << >> & ^ && ||") | (L("|") + ~pp.FollowedBy(REG | SINK | WORD))
 ALONE = ~pp.FollowedBy(OPERATOR)
 IMM = _node("imm", pp.Opt(MINUS) + (FLOAT | INT) + ALONE, "immediate")
 VECTOR = _node("vec", S("{") + pp.DelimitedList(SINK | REG | IMM | WORD) + S("}"), "vector operand")
@@ -121,7 +120,8 @@ ADDRESS = _node("addr", S("[") + (
     (REG | WORD) + pp.ZeroOrMore(OFFSET)
     | pp.Opt(MINUS) + INT) + S("]"), "address")
 NEGATED = _node("not", S("!") + REG, "negated predicate")
-PAIR = _node("pair", (VECTOR | REG | SINK) + S("|") + (REG | SINK), "predicate pair")
+PAIR = _node("pair", (VECTOR | REG | SINK | WORD) + S("|") + (REG | SINK | WORD),
+             "predicate pair")
 SYMBOL_OFFSET = _node("symoff", WORD + OFFSET + ALONE, "symbol+offset")
 operand = pp.Forward().set_name("operand")
 BRACKETED = _node("brk", S("[") + operand + pp.OneOrMore(COMMA + operand) + S("]"),
@@ -133,7 +133,7 @@ operand <<= (PAIR | VECTOR | BRACKETED | ADDRESS | PARENS | NEGATED | REG | IMM
              | _span("expr", CONST_EXPR, "constant expression"))
 
 GUARD = _node("guard", S("@") + pp.Opt(L("!")("neg").set_parse_action(lambda: Leaf("bang", -1)))
-              + REG, "guard")
+              + (REG | WORD), "guard")
 INSTRUCTION = _node("insn", pp.Opt(GUARD, default=None)
                     + _leaf("opcode", pp.Regex(WORD_RE), "opcode")
                     + pp.Group(pp.Opt(pp.DelimitedList(operand)))
@@ -191,7 +191,18 @@ DIRECTIVES: dict[str, pp.ParserElement] = {
     ".calltargets": TARGET_LIST, ".callprototype": PROTOTYPE,
 }
 KEYWORD_WORDS = frozenset({"_", "function_name", "inlined_at", "generic"})
-LITERAL_KINDS = frozenset({"punct", "dot"})
+_FIRST = {c: "word" for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$"}
+_FIRST["%"] = "reg"
+_FLOAT_RE = re.compile(r"0[fFdD][0-9A-Fa-f]+$|[0-9]+[.eE]")
+
+
+def _other_kind(text: str) -> str:
+    first = text[0]
+    if first.isdigit():
+        return "float" if _FLOAT_RE.match(text) else "int"
+    if first == '"':
+        return "string" if len(text) > 1 and text[-1] == '"' else "unclosed"
+    return text  # punctuation, directives, stray characters: spelled out
 
 
 @dataclass(slots=True)
@@ -206,41 +217,51 @@ class SyntaxProblem:
 _cache: dict[tuple, Node | SyntaxProblem] = {}
 
 
-def shape_of(tokens: list[Token]) -> tuple:
-    return tuple(t.text if t.kind in LITERAL_KINDS or t.text in KEYWORD_WORDS else t.kind
-                 for t in tokens)
+_kinds: dict[str, str] = {}  # token text -> shape entry (tokens repeat a lot)
 
 
-def parse_statement(tokens: list[Token], kind: str) -> Node | SyntaxProblem:
+def _kind(text: str) -> str:
+    kind = text if text in KEYWORD_WORDS else (_FIRST.get(text[0]) or _other_kind(text))
+    if len(_kinds) < 1_000_000:
+        _kinds[text] = kind
+    return kind
+
+
+def shape_of(texts: list[str]) -> tuple:
+    """Token kinds, with punctuation, directives and keywords spelled out."""
+    known = _kinds.get
+    return tuple([known(t) or _kind(t) for t in texts])
+
+
+def parse_statement(texts: list[str], kind: str) -> Node | SyntaxProblem:
     """The syntax tree of one statement, shared by all statements of its shape."""
-    key = (kind, *shape_of(tokens))
+    key = (kind, *shape_of(texts))
     hit = _cache.get(key)
     if hit is None:
-        hit = _cache[key] = _parse(tokens, kind)
+        hit = _cache[key] = _parse(texts, kind)
     return hit
 
 
-def _element_for(tokens: list[Token], kind: str) -> pp.ParserElement:
+def _element_for(texts: list[str], kind: str) -> pp.ParserElement:
     if kind == "label":
         return LABEL
-    first = tokens[0].text
+    first = texts[0]
     if first in DIRECTIVES:
         return DIRECTIVES[first]
-    if any(t.text in (".entry", ".func") for t in tokens[:6]):
+    if any(t in (".entry", ".func") for t in texts[:6]):
         return HEADER
-    if tokens[0].kind == "dot":
+    if first[0] == "." and len(first) > 1:
         return DECLARATION
     return INSTRUCTION
 
 
-def _parse(tokens: list[Token], kind: str) -> Node | SyntaxProblem:
-    texts = [t.text for t in tokens]
+def _parse(texts: list[str], kind: str) -> Node | SyntaxProblem:
     offsets, pos = [], 0
     for text in texts:
         offsets.append(pos)
         pos += len(text) + 1
     joined = " ".join(texts)
-    element = _element_for(tokens, kind)
+    element = _element_for(texts, kind)
     try:
         tree = element.parse_string(joined, parse_all=True)[0]
     except pp.ParseBaseException as exc:

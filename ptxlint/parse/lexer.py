@@ -1,160 +1,161 @@
-"""Tokens and statements.
+"""Statements and their tokens.
 
-One regular expression tokenises the whole file; a small state machine groups
-tokens into statements (ending at `;`, a brace, a label's `:`, or the end of
-the line for `.version .target .address_size .file .loc`). Each statement is
-then parsed by the pyparsing grammar, once per *shape* (see `grammar.py`).
+Comments are blanked first (same length, so offsets and columns stay true). Most
+lines a compiler emits hold exactly one statement, so a line that ends in its only
+`;` (or is a label, or a `.loc`-style line directive) becomes a statement with one
+`findall`; anything else goes through a small state machine over tokens that groups
+them into statements ending at `;`, a brace, a label's `:`, or the end of the line for
+`.version .target .address_size .file .loc`. Braces inside a statement (vector
+operands, initialisers) stay in it. `.section` blocks are kept as raw text.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 TOKEN_RE = re.compile(r"""
- (?P<ws>[ \t\r\n\f\v]+|//[^\n]*|/\*(?:.|\n)*?\*/|@@DWARF[^\n]*)
-|(?P<string>"(?:[^"\\\n]|\\.)*")
-|(?P<float>0[fF][0-9A-Fa-f]{8}(?![0-9A-Za-z_])|0[dD][0-9A-Fa-f]{16}(?![0-9A-Za-z_])
-          |[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)
-|(?P<int>0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?)
-|(?P<reg>%[A-Za-z0-9_$]+(?:\.[A-Za-z0-9_]+)?)
-|(?P<dot>\.[A-Za-z_][A-Za-z0-9_$]*(?:::[A-Za-z0-9_]+)*)
-|(?P<word>[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+(?:::[A-Za-z0-9_]+)*)*)
-|(?P<punct><<|>>|&&|\|\||==|!=|<=|>=|[{}()\[\],;:<>=@!|+\-*/%~&^?])
-|(?P<unclosed>"[^"\n]*)
-|(?P<bad>.)
+ "(?:[^"\\\n]|\\.)*"
+|%[A-Za-z0-9_$]+(?:\.[A-Za-z0-9_]+)?
+|\.[A-Za-z_][A-Za-z0-9_$]*(?:::[A-Za-z0-9_]+)*
+|[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+(?:::[A-Za-z0-9_]+)*)*
+|0[fF][0-9A-Fa-f]{8}(?![0-9A-Za-z_])|0[dD][0-9A-Fa-f]{16}(?![0-9A-Za-z_])
+|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+
+|0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?
+|<<|>>|&&|\|\||==|!=|<=|>=|[{}()\[\],;:<>=@!|+\-*/%~&^?]
+|"[^"\n]*
+|\S
 """, re.VERBOSE)
+_COMMENT_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*(?:.|\n)*?(?:\*/|$)|@@DWARF[^\n]*')
+_LABEL_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\s*:")
+_LABEL_PREFIX_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\s*:(?!:)")
 
 # Directives that end at the end of their line rather than at a ';'.
 LINE_DIRECTIVES = frozenset({".version", ".target", ".address_size", ".file", ".loc"})
+_LINE_PREFIXES = tuple(LINE_DIRECTIVES)
 HEADER_WORDS = frozenset({".entry", ".func"})
 
 
-@dataclass(slots=True)
-class Token:
-    kind: str  # string float int reg dot word punct unclosed bad
-    text: str
-    start: int  # offset in the file
-    line: int   # 1-based
-
-
-@dataclass(slots=True)
-class Statement:
-    """A run of tokens that the grammar parses as one unit. `kind` is
-    "stmt" for ordinary statements, "open"/"close" for braces, "label" for `name:`,
-    "section" for a debug section kept as raw text."""
+class Statement(NamedTuple):
+    """Tokens that the grammar parses as one unit. `kind` is "stmt", "open"/"close"
+    for braces, "label" for `name:`, "section" for a debug section (raw text).
+    `start`/`end` are file offsets, `line`/`col` the 1-based position of `start`."""
 
     kind: str
-    tokens: list[Token]
-    problems: list[tuple[Token | int, str]] = field(default_factory=list)
-
-    @property
-    def start(self) -> int:
-        return self.tokens[0].start
-
-    @property
-    def end(self) -> int:
-        last = self.tokens[-1]
-        return last.start + len(last.text)
+    texts: list[str]
+    start: int
+    end: int
+    line: int
+    col: int
 
 
-def tokenize(text: str) -> list[Token]:
-    """All tokens but whitespace and comments, with 1-based line numbers."""
-    tokens: list[Token] = []
-    append = tokens.append
-    line = 1
-    count = text.count
-    pos = 0
-    for m in TOKEN_RE.finditer(text):
-        kind = m.lastgroup
-        start = m.start()
-        if start != pos:  # cannot happen: `bad` matches any character
-            raise AssertionError("lexer gap")
-        pos = m.end()
-        if kind == "ws":
-            nl = count("\n", start, pos)
-            if nl:
-                line += nl
-            continue
-        append(Token(kind, m.group(), start, line))  # type: ignore[arg-type]
-    return tokens
+def blank_comments(text: str) -> str:
+    """The text with comments replaced by spaces (newlines kept)."""
+    def blank(m: re.Match) -> str:
+        s = m.group()
+        return s if s[0] == '"' else re.sub(r"[^\n]", " ", s)
+    return _COMMENT_RE.sub(blank, text) if ("/" in text or "@@" in text) else text
 
 
-def split_statements(tokens: list[Token]) -> list[Statement]:
-    """Group tokens into statements; brace and separator errors are attached as
-    `problems` on the statement where they occur (the parser reports them)."""
-    out: list[Statement] = []
-    cur: list[Token] = []
-    inner = 0  # braces open inside the current statement (vectors, initialisers)
-    line_end = 0  # for line directives: the line they end on
-    i, n = 0, len(tokens)
-    while i < n:
-        tok = tokens[i]
-        text = tok.text
-        if cur and line_end and tok.line != line_end:
-            out.append(Statement("stmt", cur))
-            cur, line_end = [], 0
-        if not cur:
-            if text == "{" or text == "}":
-                out.append(Statement("open" if text == "{" else "close", [tok]))
-                i += 1
+def token_offsets(code: str, start: int, end: int) -> list[int]:
+    """File offsets of the tokens of `code[start:end]` (for error positions)."""
+    return [m.start() for m in TOKEN_RE.finditer(code, start, end)]
+
+
+def split_statements(code: str) -> list[Statement]:
+    """Statements of comment-blanked text (see `blank_comments`)."""
+    return _Splitter(code).run()
+
+
+class _Splitter:
+    def __init__(self, code: str):
+        self.code = code
+        self.out: list[Statement] = []
+        self.cur: list[str] = []
+        self.cur_start = self.cur_line = self.cur_col = 0
+        self.cur_end = 0
+        self.inner = 0  # braces open inside the current statement
+        self.line_directive = False
+
+    def run(self) -> list[Statement]:
+        code, out = self.code, self.out
+        findall = TOKEN_RE.findall
+        pos, skip_to = 0, -1
+        for lineno, line in enumerate(code.split("\n"), 1):
+            start = pos
+            pos += len(line) + 1
+            s = line.strip()
+            if not s or start < skip_to:
                 continue
-            if text == ".section":
-                end = _skip_section(tokens, i)
-                out.append(Statement("section", tokens[i:end]))
-                i = end
-                continue
-            if text in LINE_DIRECTIVES:
-                line_end = tok.line
-        if tok.kind == "punct":
-            if text == "{":
-                if inner == 0 and _is_header(cur):
-                    out.append(Statement("stmt", cur))
-                    cur = []
-                    continue  # reprocess the brace as a scope opener
-                inner += 1
-            elif text == "}":
-                if inner == 0:
-                    # a '}' closing a scope while a statement is open: its ';' is missing
-                    out.append(Statement("stmt", cur))
-                    cur = []
+            col = len(line) - len(line.lstrip()) + 1
+            lead = start + col - 1
+            if not self.cur:
+                last = s[-1]
+                if (last == ";" and s.count(";") == 1 and "{" not in s and "}" not in s
+                        and '"' not in s and (":" not in s or not _LABEL_PREFIX_RE.match(s))):
+                    out.append(Statement("stmt", findall(s), lead, lead + len(s), lineno, col))
                     continue
-                inner -= 1
-            elif text == ";" and inner == 0:
-                cur.append(tok)
-                out.append(Statement("stmt", cur))
-                cur, line_end = [], 0
-                i += 1
-                continue
-            elif text == ":" and len(cur) == 1 and cur[0].kind == "word":
-                cur.append(tok)
-                out.append(Statement("label", cur))
-                cur = []
-                i += 1
-                continue
-        cur.append(tok)
-        i += 1
-    if cur:
-        out.append(Statement("stmt", cur))
-    return out
+                if s.startswith(_LINE_PREFIXES) and "{" not in s and ";" not in s:
+                    texts = findall(s)
+                    if texts[0] in LINE_DIRECTIVES:
+                        out.append(Statement("stmt", texts, lead, lead + len(s), lineno, col))
+                        continue
+                if last == ":" and _LABEL_RE.fullmatch(s):
+                    out.append(Statement("label", findall(s), lead, lead + len(s), lineno, col))
+                    continue
+                if s.startswith(".section"):
+                    skip_to = self.section(lead, lineno, col)
+                    continue
+            self.slow_line(line, start, lineno)
+            if self.line_directive and self.cur:
+                self.flush()
+        if self.cur:
+            self.flush()
+        return out
 
+    def flush(self, kind: str = "stmt") -> None:
+        self.out.append(Statement(kind, self.cur, self.cur_start, self.cur_end, self.cur_line,
+                                  self.cur_col))
+        self.cur = []
+        self.inner = 0
+        self.line_directive = False
 
-def _is_header(cur: list[Token]) -> bool:
-    """A function header (`.visible .entry f(...)`) before its body's brace."""
-    return any(t.text in HEADER_WORDS for t in cur[:6])
+    def section(self, lead: int, lineno: int, col: int) -> int:
+        """Record `.section name { ... }` verbatim; the offset just past it."""
+        code = self.code
+        brace = code.find("{", lead)
+        close = code.find("}", brace) if brace >= 0 else -1
+        end = len(code) if close < 0 else close + 1
+        self.out.append(Statement("section", [code[lead:end]], lead, end, lineno, col))
+        return end
 
-
-def _skip_section(tokens: list[Token], i: int) -> int:
-    """The end of `.section .debug_* { ... }`: DWARF data kept verbatim, not parsed."""
-    n = len(tokens)
-    while i < n and tokens[i].text != "{":
-        i += 1
-    depth = 0
-    while i < n:
-        if tokens[i].text == "{":
-            depth += 1
-        elif tokens[i].text == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return n
+    def slow_line(self, line: str, line_start: int, lineno: int) -> None:
+        for m in TOKEN_RE.finditer(line):
+            text = m.group()
+            start = line_start + m.start()
+            if not self.cur:
+                if text == "{" or text == "}":
+                    self.out.append(Statement("open" if text == "{" else "close", [text], start,
+                                              start + 1, lineno, m.start() + 1))
+                    continue
+                self.cur_start, self.cur_line, self.cur_col = start, lineno, m.start() + 1
+                self.line_directive = text in LINE_DIRECTIVES
+            if text == "{":
+                if self.inner == 0 and any(t in HEADER_WORDS for t in self.cur[:6]):
+                    self.flush()  # a function header; the brace opens its body
+                    self.out.append(Statement("open", [text], start, start + 1, lineno,
+                                              m.start() + 1))
+                    continue
+                self.inner += 1
+            elif text == "}":
+                if self.inner == 0:  # closes a scope while a statement is open: no ';'
+                    self.flush()
+                    self.out.append(Statement("close", [text], start, start + 1, lineno,
+                                              m.start() + 1))
+                    continue
+                self.inner -= 1
+            self.cur.append(text)
+            self.cur_end = start + len(text)
+            if text == ";" and self.inner == 0:
+                self.flush()
+            elif text == ":" and len(self.cur) == 2 and _LABEL_RE.fullmatch(self.cur[0] + ":"):
+                self.flush("label")

@@ -7,6 +7,7 @@ symbols, unbalanced braces. It never raises on bad input.
 """
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from .instruction import DebugLoc, Guard, Instruction
 from .module import Function, Label, ListDirective, Module, Param, Pragma, ScopeMarker, Variable
 from .operands import (Address, Bracketed, Expression, Immediate, Negated, Operand, ParenList,
                        PredicatePair, Register, Sink, Symbol, Vector, is_special_register)
-from .registry import resolve
+from .registry import check_opcode, resolve
 from .traits import Branch
 from .types import lookup
 
@@ -28,22 +29,6 @@ KNOWN_SPACES = {".reg": "reg", ".shared": "shared", ".global": "global", ".local
 LINKAGES = {".visible": "visible", ".extern": "extern", ".weak": "weak", ".common": "common"}
 # Names PTX predefines for use as operands.
 PREDEFINED_SYMBOLS = frozenset({"WARP_SZ"})
-_opcode_checks: dict[str, tuple | str] = {}
-
-
-def _checked_opcode(text: str) -> tuple | str:
-    """(class, opcode, modifiers) for a full opcode, or the error message; cached."""
-    hit = _opcode_checks.get(text)
-    if hit is None:
-        found = resolve(text)
-        if found is None:
-            hit = f"unknown instruction '{text}'"
-        else:
-            cls, opcode, mods = found
-            bad = [m for m in mods if cls.allowed_mods is not None and m not in cls.allowed_mods]
-            hit = f"'{opcode}' does not take the modifier '.{bad[0]}'" if bad else found
-        _opcode_checks[text] = hit
-    return hit
 _TRAILING_DIGITS = re.compile(r"^(.*?)(\d+)$")
 _SINK = Sink()
 
@@ -62,11 +47,18 @@ class ParseResult:
 def parse_module(text: str, path: str = "<input>") -> ParseResult:
     source = SourceFile(path, text)
     builder = _ModuleBuilder(source)
+    # Parsing allocates hundreds of thousands of small acyclic objects; the cyclic
+    # garbage collector would rescan them again and again (a quarter of the time).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         builder.code = blank_comments(text)
         builder.run(split_statements(builder.code))
     except RecursionError:  # pathological nesting in a constant expression
         builder.error_at_offset(0, "input nests too deeply to parse")
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     return ParseResult(builder.module, builder.diagnostics, source)
 
 
@@ -174,6 +166,39 @@ class Toks:
             return Token(self.st.texts[0], self.st.start, self.st.line)
         start = self.offsets()[i]
         return Token(self.st.texts[i], start, self.builder.source.position(start)[0])
+
+
+_insn_builders: dict[int, object] = {}  # id(shape tree) -> its compiled builder
+
+
+def _compile_insn(node: Node):
+    """A straight-line builder for one instruction shape. The shape's tree is fixed,
+    so what `operand()` would decide per node is decided once here; registers and
+    immediates (most operands) become a dictionary lookup with a slow-path fallback."""
+    lines = ["def build(b, tokens, texts):",
+             "    checked = b.opcode_of(NODE, tokens, texts)",
+             "    if checked is None: return",
+             "    uses = len(b.symbol_uses)",
+             "    regs = b.registers"]
+    env: dict = {"NODE": node}
+    names = []
+    for i, op in enumerate(node.items[2]):
+        env[f"N{i}"] = op
+        name = f"o{i}"
+        names.append(name)
+        if isinstance(op, Leaf) and op.kind == "reg":
+            lines.append(f"    {name} = regs.get(texts[{op.pos}]) or b.register(N{i}, tokens, texts)")
+        elif isinstance(op, Node) and op.tag == "imm":
+            text = f"texts[{op.items[-1].pos}]"
+            spelled = f'"-" + {text}' if len(op.items) == 2 else text
+            lines.append(f"    {name} = b.immediates.get({spelled}) or b.operand(N{i}, tokens, texts)")
+        else:
+            lines.append(f"    {name} = b.operand(N{i}, tokens, texts)")
+        lines.append(f"    if {name} is None: return")
+    operands = "(" + "".join(n + ", " for n in names) + ")"
+    lines.append(f"    b.finish_insn(NODE, tokens, texts, checked, {operands}, uses)")
+    exec("\n".join(lines), env)  # noqa: S102 - code generated from the grammar's own tree
+    return env["build"]
 
 
 class _Scope:
@@ -567,28 +592,24 @@ class _ModuleBuilder:
 
     # ---- instructions --------------------------------------------------------------------
     def on_insn(self, node: Node, tokens: Toks, texts: list[str]) -> None:
-        guard_node, opcode_leaf, operand_nodes = node.items
-        opcode_text = texts[opcode_leaf.pos]
-        if self.function is None:
-            self.error(tokens[opcode_leaf.pos], f"instruction '{opcode_text}' outside a function body")
-            return
-        checked = _checked_opcode(opcode_text)
-        if isinstance(checked, str):
-            self.error(tokens[opcode_leaf.pos], checked)
-            return
+        build = _insn_builders.get(id(node))
+        if build is None:
+            build = _insn_builders[id(node)] = _compile_insn(node)
+        build(self, tokens, texts)
+
+    def finish_insn(self, node: Node, tokens: Toks, texts: list[str], checked,
+                    operands: tuple, uses_before: int) -> None:
+        """Arity, guard and registration of an instruction whose operands are built."""
         cls, opcode, mods = checked
-        uses_before = len(self.symbol_uses)
-        operands = tuple([self.operand(x, tokens, texts) for x in operand_nodes])
-        if None in operands:
-            return
         lo, hi = cls.arity
         if len(operands) < lo or (hi is not None and len(operands) > hi):
             want = str(lo) if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
-            self.error(tokens[opcode_leaf.pos],
+            self.error(tokens[node.items[1].pos],
                        f"'{opcode}' takes {want} operands, found {len(operands)}",
                        last=tokens[-2] if len(tokens) > 1 else None)
             return
         guard = None
+        guard_node = node.items[0]
         if guard_node is not None:
             reg = self.register(guard_node.items[-1], tokens, texts)
             if reg is None:
@@ -602,6 +623,18 @@ class _ModuleBuilder:
                 name, toks, index, fn, _ = self.symbol_uses[i]
                 if name in targets:
                     self.symbol_uses[i] = (name, toks, index, fn, True)
+
+    def opcode_of(self, node: Node, tokens: Toks, texts: list[str]):
+        """(class, opcode, modifiers), or None after reporting why not."""
+        pos = node.items[1].pos
+        if self.function is None:
+            self.error(tokens[pos], f"instruction '{texts[pos]}' outside a function body")
+            return None
+        checked = check_opcode(texts[pos])
+        if isinstance(checked, str):
+            self.error(tokens[pos], checked)
+            return None
+        return checked
 
     def operand(self, node, tokens: list[Token], texts: list[str]) -> Operand | None:
         if isinstance(node, Leaf):

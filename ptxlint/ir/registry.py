@@ -9,6 +9,7 @@ if TYPE_CHECKING:
 
 REGISTRY: dict[str, type["Instruction"]] = {}
 _resolved: dict[str, tuple[type["Instruction"], str, tuple[str, ...]] | None] = {}
+_checked: dict[str, tuple | str] = {}
 
 
 def register(opcode: str, cls: type["Instruction"]) -> None:
@@ -17,6 +18,7 @@ def register(opcode: str, cls: type["Instruction"]) -> None:
                          f"({REGISTRY[opcode].__name__}, {cls.__name__})")
     REGISTRY[opcode] = cls
     _resolved.clear()
+    _checked.clear()
 
 
 def resolve(full_opcode: str) -> tuple[type["Instruction"], str, tuple[str, ...]] | None:
@@ -52,6 +54,23 @@ def _load_instruction_modules() -> None:
 
     for info in pkgutil.iter_modules(instructions.__path__):
         importlib.import_module(f"{instructions.__name__}.{info.name}")
+
+
+def check_opcode(full_opcode: str) -> tuple | str:
+    """`resolve`, plus the modifier check: the triple, or the message saying why
+    the opcode is not valid PTX. Cached: a module repeats its opcodes a lot."""
+    hit = _checked.get(full_opcode)
+    if hit is None:
+        found = resolve(full_opcode)
+        if found is None:
+            hit = f"unknown instruction '{full_opcode}'"
+        else:
+            cls, opcode, mods = found
+            allowed = cls.allowed_mods
+            bad = [m for m in mods if allowed is not None and m not in allowed]
+            hit = f"'{opcode}' does not take the modifier '.{bad[0]}'" if bad else found
+        _checked[full_opcode] = hit
+    return hit
 
 
 def all_opcodes() -> list[str]:

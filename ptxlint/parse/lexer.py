@@ -11,6 +11,7 @@ operands, initialisers) stay in it. `.section` blocks are kept as raw text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 TOKEN_RE = re.compile(r"""
@@ -61,8 +62,9 @@ def token_offsets(code: str, start: int, end: int) -> list[int]:
     return [m.start() for m in TOKEN_RE.finditer(code, start, end)]
 
 
-def split_statements(code: str) -> list[Statement]:
-    """Statements of comment-blanked text (see `blank_comments`)."""
+def split_statements(code: str) -> Iterator[Statement]:
+    """Statements of comment-blanked text (see `blank_comments`), as they come:
+    a million-line module is never held as a list of statements."""
     return _Splitter(code).run()
 
 
@@ -76,11 +78,14 @@ class _Splitter:
         self.inner = 0  # braces open inside the current statement
         self.line_directive = False
 
-    def run(self) -> list[Statement]:
+    def run(self) -> Iterator[Statement]:
         code, out = self.code, self.out
         findall = TOKEN_RE.findall
         pos, skip_to = 0, -1
         for lineno, line in enumerate(code.split("\n"), 1):
+            if len(out) >= 512:
+                yield from out
+                out.clear()
             start = pos
             pos += len(line) + 1
             s = line.strip()
@@ -110,7 +115,7 @@ class _Splitter:
                 self.flush()
         if self.cur:
             self.flush()
-        return out
+        yield from out
 
     def flush(self, kind: str = "stmt") -> None:
         self.out.append(Statement(kind, self.cur, self.cur_start, self.cur_end, self.cur_line,

@@ -387,6 +387,7 @@ class _ModuleBuilder:
         self.last_label = None
 
     def add_function(self, fn: Function) -> None:
+        fn.module = self.module
         self.module.functions.append(fn)
         self.module.items.append(fn)
 

@@ -106,6 +106,7 @@ class Function:
     directives: dict[str, tuple[int, ...]] = field(default_factory=dict)  # maxntid, reqntid...
     body: list[Statement] | None = None  # None: a declaration without a body
     span: Span | None = None
+    module: "Module | None" = field(default=None, repr=False)  # set by the builder
 
     @property
     def is_entry(self) -> bool:

@@ -1,0 +1,59 @@
+"""`analyze(function, launch)`: the one public door into the abstract interpreter."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from .cfg import build_cfg
+from .diagnostics import Certainty, Diagnostic, Severity
+from .interp.calls import CallAnalyzer
+from .interp.context import Ctx
+from .interp.facts import Facts
+from .interp.worklist import BudgetExceeded, FixpointParams, Interpreter
+from .ir.module import Function, Module
+
+INCOMPLETE = "analysis-incomplete"
+UNMODELLED = "unmodelled-instruction"
+
+
+@dataclass
+class AnalysisResult:
+    function: Function
+    facts: Facts | None  # None when the analysis did not finish
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return self.facts is not None
+
+
+def analyze(function: Function, launch=None, *, module: Module | None = None,
+            params: FixpointParams = FixpointParams()) -> AnalysisResult:
+    """Abstract interpretation of one function (an entry, usually) to a fixpoint."""
+    from .launch import LaunchConfig, initial_state, thread_bounds  # noqa: PLC0415
+
+    start = time.perf_counter()
+    module = module or function.module or Module(path="<memory>", functions=[function])
+    launch = (launch or LaunchConfig()).resolved(function)  # ValueError: a bad configuration
+    cfg = build_cfg(function)
+    ctx = Ctx(function, module, launch, thread_bounds(function, launch))
+    interp = Interpreter(cfg, ctx, params, CallAnalyzer(module, params, launch))
+    result = AnalysisResult(function, None)
+    try:
+        entry = initial_state(function, module, launch)
+        in_states = interp.run(entry)
+        result.facts = Facts(cfg, ctx, in_states, interp.divergent, interp)
+    except BudgetExceeded:
+        result.diagnostics.append(Diagnostic(
+            INCOMPLETE, Severity.NOTE,
+            f"analysis of '{function.name}' stopped after its {params.time_budget:g} s "
+            f"budget: no findings are reported for it", module.path, function.span,
+            kernel=function.name, certainty=Certainty.DEFINITE,
+            help="raise the time budget (--time-budget) or simplify the kernel"))
+    for insn, message in ctx.notes.values():
+        result.diagnostics.append(Diagnostic(
+            UNMODELLED, Severity.NOTE, message, module.path, insn.span, kernel=function.name,
+            details={"opcode": insn.opcode}))
+    result.seconds = time.perf_counter() - start
+    return result

@@ -1,0 +1,425 @@
+"""Strided intervals: ``{lo + k*stride : k >= 0, lo + k*stride <= hi}`` over the integers.
+
+Elements are mathematical integers (Python big ints, never floats). A w-bit register value
+is represented by *some* integer congruent to its bits modulo 2^w: usually its unsigned
+reading in ``[0, 2^w)`` or its signed reading in ``[-2^(w-1), 2^(w-1))``. ``wrap(w, signed)``
+re-reads a set in one of those views soundly; every transfer function takes the width and
+the view it answers in (see ``strided_arith`` and ``strided_bits``).
+
+Normal form (so ``==`` means "same set of integers"), fields ``lo hi stride residue``:
+
+* bottom is ``lo=1, hi=0, stride=0, residue=0``;
+* a single value ``v`` is ``lo=hi=v, stride=0, residue=0``;
+* otherwise ``stride >= 1`` and the set is ``{x : lo <= x <= hi, x = residue (mod stride)}``
+  with ``0 <= residue < stride``; ``lo``/``hi`` are ``None`` for -inf/+inf, and a finite bound
+  is an element (``lo`` snapped up, ``hi`` snapped down to the residue). ``stride`` is the
+  gcd of all differences, so it is unique; with both bounds infinite the set is a
+  congruence class, which is why the residue is stored rather than derived from ``lo``.
+  Stride 1 forces ``residue=0``; top is ``(None, None, 1, 0)``.
+
+Because the sets are not wrapped (wrapping happens only in ``wrap``), they form a true
+lattice: join is the least strided interval containing both, meet is exact (CRT), and join
+is associative. The price is that two readings of the same bits (``{255}`` and ``{-1}`` at
+8 bits) are different, incomparable elements: the order is inclusion of integer sets, which
+is finer than inclusion of bit patterns.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from dataclasses import dataclass
+from math import gcd, prod
+from typing import Callable, Iterable, Sequence
+
+from .lattice import Tri
+from .strided_arith import ArithmeticOps, view_range, wrap_int
+from .strided_bits import BitwiseOps
+
+#: Sets up to this many elements (product over the operands) are computed element-wise.
+EXACT_LIMIT = 256
+#: Widening keeps a grown bound (no jump) only while the set stays this small ...
+WIDEN_MAX_SIZE = 1024
+#: ... each step adds at least 1/WIDEN_MIN_GROWTH_DIV of the old size (20%) ...
+WIDEN_MIN_GROWTH_DIV = 5
+#: ... and the bound stays within +-WIDEN_MAX_BOUND.
+WIDEN_MAX_BOUND = 65535
+
+_OPS = {"eq", "ne", "lt", "le", "gt", "ge"}
+_UNSIGNED_ALIASES = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+
+__all__ = ["StridedInterval", "view_range", "wrap_int", "EXACT_LIMIT"]
+
+
+def _max_lo(a: int | None, b: int | None) -> int | None:
+    """Larger of two lower bounds (None = -inf)."""
+    return b if a is None else a if b is None else max(a, b)
+
+
+def _min_hi(a: int | None, b: int | None) -> int | None:
+    """Smaller of two upper bounds (None = +inf)."""
+    return b if a is None else a if b is None else min(a, b)
+
+
+@dataclass(frozen=True, slots=True)
+class StridedInterval(ArithmeticOps, BitwiseOps):
+    """A strided set of integers; see the module docstring for the normal form."""
+
+    lo: int | None
+    hi: int | None
+    stride: int
+    residue: int = 0
+
+    def __post_init__(self) -> None:
+        lo, hi, s, r = self.lo, self.hi, self.stride, self.residue
+        if s < 0:
+            raise ValueError("stride must be >= 0")
+        if lo is not None and hi is not None and lo > hi:
+            lo, hi, s, r = 1, 0, 0, 0
+        elif s == 0:
+            if lo is None or lo != hi:
+                raise ValueError("stride 0 denotes a single value: lo == hi required")
+            r = 0
+        else:
+            r %= s
+            if lo is not None:
+                lo += (r - lo) % s
+            if hi is not None:
+                hi -= (hi - r) % s
+            if lo is not None and hi is not None and lo >= hi:
+                lo, hi, s, r = (lo, hi, 0, 0) if lo == hi else (1, 0, 0, 0)
+            elif s == 1:
+                r = 0
+        for name, value in (("lo", lo), ("hi", hi), ("stride", s), ("residue", r)):
+            object.__setattr__(self, name, value)
+
+    # ---------------------------------------------------------------- constructors
+    @classmethod
+    def bottom(cls) -> StridedInterval:
+        return cls(1, 0, 0)
+
+    @classmethod
+    def top(cls) -> StridedInterval:
+        return cls(None, None, 1)
+
+    @classmethod
+    def const(cls, x: int) -> StridedInterval:
+        return cls(x, x, 0)
+
+    @classmethod
+    def range(cls, lo: int | None, hi: int | None, stride: int = 1) -> StridedInterval:
+        """``{lo, lo+stride, ...} <= hi``, anchored at ``lo`` (at ``hi`` when lo is -inf)."""
+        anchor = lo if lo is not None else hi if hi is not None else 0
+        if stride == 0 and lo != hi:
+            raise ValueError("stride 0 needs lo == hi")
+        return cls(lo, hi, stride, anchor)
+
+    @classmethod
+    def congruent(cls, rem: int, modulus: int) -> StridedInterval:
+        """All integers ``= rem (mod modulus)``."""
+        return cls(None, None, modulus, rem)
+
+    @classmethod
+    def full(cls, w: int, signed: bool = False) -> StridedInterval:
+        """Every w-bit value in the chosen view."""
+        return cls.range(*view_range(w, signed))
+
+    @classmethod
+    def hull(cls, values: Iterable[int]) -> StridedInterval:
+        """The smallest strided interval containing ``values`` (bottom if empty)."""
+        vals = sorted(set(values))
+        if not vals:
+            return cls.bottom()
+        step = 0
+        for v in vals[1:]:
+            step = gcd(step, v - vals[0])
+        return cls(vals[0], vals[-1], step, vals[0])
+
+    # ---------------------------------------------------------------- queries
+    @property
+    def is_bottom(self) -> bool:
+        return self.lo is not None and self.hi is not None and self.lo > self.hi
+
+    @property
+    def is_top(self) -> bool:
+        return self.lo is None and self.hi is None and self.stride == 1
+
+    @property
+    def is_singleton(self) -> bool:
+        return self.stride == 0 and not self.is_bottom
+
+    @property
+    def is_finite(self) -> bool:
+        return self.lo is not None and self.hi is not None
+
+    def singleton(self) -> int | None:
+        """The one element, or None when there are zero or several."""
+        return self.lo if self.is_singleton else None
+
+    def anchor(self) -> int:
+        """Some element (lo, else hi, else the residue): the base of stride arithmetic."""
+        assert not self.is_bottom
+        return self.lo if self.lo is not None else self.hi if self.hi is not None else self.residue
+
+    def size(self) -> int | None:
+        """Number of elements; None when infinite."""
+        if self.is_bottom:
+            return 0
+        if self.lo is None or self.hi is None:
+            return None
+        return 1 if self.stride == 0 else (self.hi - self.lo) // self.stride + 1
+
+    def contains(self, x: int) -> bool:
+        if self.is_bottom or (self.lo is not None and x < self.lo):
+            return False
+        if self.hi is not None and x > self.hi:
+            return False
+        return x == self.lo if self.stride == 0 else (x - self.residue) % self.stride == 0
+
+    def within(self, low: int, high: int) -> bool:
+        """True when every element lies in ``[low, high]``."""
+        if self.is_bottom:
+            return True
+        return self.lo is not None and self.hi is not None and low <= self.lo and self.hi <= high
+
+    def fits(self, w: int, signed: bool) -> bool:
+        """True when the set already is a w-bit view (nothing to wrap)."""
+        return self.within(*view_range(w, signed))
+
+    def gamma(self, limit: int = 1 << 16) -> frozenset[int]:
+        """All elements of a small set (for tests and exact small-set evaluation)."""
+        n = self.size()
+        if n is None or n > limit:
+            raise ValueError(f"{self} is too large to enumerate")
+        if n == 0:
+            return frozenset()
+        return frozenset(self.lo + i * self.stride for i in range(n))
+
+    def exact_map(self, f: Callable[..., int], *others: StridedInterval,
+                  w: int | None = None, signed: bool = False) -> StridedInterval | None:
+        """Hull of ``f`` over all element tuples when that is cheap, else None.
+
+        Results are re-read in the (w, signed) view when ``w`` is given. Exactness on small
+        sets is where precision is cheapest: singletons and tiny sets dominate real kernels.
+        Single values are always evaluated exactly, whatever EXACT_LIMIT says.
+        """
+        args = (self, *others)
+        sizes = [a.size() for a in args]
+        if 0 in sizes:
+            return type(self).bottom()
+        if None in sizes or prod(sizes) > max(EXACT_LIMIT, 1):
+            return None
+        outs = (f(*xs) for xs in itertools.product(*(sorted(a.gamma()) for a in args)))
+        if w is not None:
+            outs = (wrap_int(v, w, signed) for v in outs)
+        return type(self).hull(outs)
+
+    def __str__(self) -> str:
+        if self.is_bottom:
+            return "bottom"
+        if self.is_singleton:
+            return str(self.lo)
+        lo = "-inf" if self.lo is None else str(self.lo)
+        hi = "+inf" if self.hi is None else str(self.hi)
+        step = "" if self.stride == 1 else f" step {self.stride}"
+        periodic = self.stride > 1 and not self.is_finite
+        mod = f" (= {self.residue} mod {self.stride})" if periodic else ""
+        return f"{{{lo}..{hi}{step}{mod}}}"
+
+    # ---------------------------------------------------------------- lattice
+    def leq(self, other: StridedInterval) -> bool:
+        """Inclusion of integer sets."""
+        if self.is_bottom:
+            return True
+        if other.is_bottom or _max_lo(self.lo, other.lo) != self.lo:
+            return False
+        if _min_hi(self.hi, other.hi) != self.hi:
+            return False
+        if self.is_singleton:
+            return other.contains(self.lo)
+        if other.stride == 0 or self.stride % other.stride:
+            return False
+        return (self.anchor() - other.residue) % other.stride == 0
+
+    def join(self, other: StridedInterval) -> StridedInterval:
+        """Least upper bound: hull of the bounds, gcd of strides and anchor distance."""
+        if self.is_bottom:
+            return other
+        if other.is_bottom:
+            return self
+        step = gcd(self.stride, other.stride, self.anchor() - other.anchor())
+        lo = None if self.lo is None or other.lo is None else min(self.lo, other.lo)
+        hi = None if self.hi is None or other.hi is None else max(self.hi, other.hi)
+        if step == 0:
+            return self
+        return type(self)(lo, hi, step, self.anchor())
+
+    def meet(self, other: StridedInterval) -> StridedInterval:
+        """Exact intersection: progressions intersect in a progression (Chinese remainder)."""
+        cls = type(self)
+        if self.is_bottom or other.is_bottom:
+            return cls.bottom()
+        if self.is_singleton or other.is_singleton:
+            one, two = (self, other) if self.is_singleton else (other, self)
+            return one if two.contains(one.lo) else cls.bottom()
+        lo, hi = _max_lo(self.lo, other.lo), _min_hi(self.hi, other.hi)
+        g = gcd(self.stride, other.stride)
+        if (other.residue - self.residue) % g:
+            return cls.bottom()
+        m2 = other.stride // g
+        gap = (other.residue - self.residue) // g
+        k = gap * pow(self.stride // g, -1, m2) % m2 if m2 > 1 else 0
+        return cls(lo, hi, self.stride * m2, self.residue + self.stride * k)
+
+    def widen(self, other: StridedInterval, thresholds: Sequence[int] = ()) -> StridedInterval:
+        """Upper bound of both that makes increasing chains stabilise.
+
+        A bound that grows jumps to the next threshold in the direction of growth when
+        there is one. Without one it jumps to infinity only on a classic trigger: the set
+        would exceed WIDEN_MAX_SIZE elements, the step adds less than 20% new values, or
+        the bound passes +-WIDEN_MAX_BOUND; otherwise the grown bound is kept, so short
+        loops stay exact. Only the side that moved jumps. Termination: a kept bound grows
+        the element count by 20% and the count is capped, thresholds are finite, and the
+        stride can only shrink to a divisor.
+        """
+        if self.is_bottom:
+            return other
+        joined = self.join(other)
+        lo_grew = joined.lo != self.lo
+        hi_grew = joined.hi != self.hi
+        if not (lo_grew or hi_grew):
+            return joined
+        eager = self._widen_eagerly(joined)
+        ts = sorted(set(thresholds))
+        lo, hi = joined.lo, joined.hi
+        if lo_grew and lo is not None:
+            i = bisect.bisect_right(ts, lo)
+            lo = ts[i - 1] if i else (None if eager or lo < -WIDEN_MAX_BOUND else lo)
+        if hi_grew and hi is not None:
+            i = bisect.bisect_left(ts, hi)
+            hi = ts[i] if i < len(ts) else (None if eager or hi > WIDEN_MAX_BOUND else hi)
+        return type(self)(lo, hi, joined.stride, joined.residue)
+
+    def _widen_eagerly(self, joined: StridedInterval) -> bool:
+        old, new = self.size(), joined.size()
+        if old is None or new is None or new > WIDEN_MAX_SIZE:
+            return True
+        return (new - old) * WIDEN_MIN_GROWTH_DIV < old
+
+    def narrow(self, other: StridedInterval) -> StridedInterval:
+        """Refine only infinite bounds of ``self`` from ``other`` (expects other <= self)."""
+        if self.is_bottom or other.is_bottom:
+            return other
+        lo = other.lo if self.lo is None else self.lo
+        hi = other.hi if self.hi is None else self.hi
+        if self.stride == 0:
+            return self
+        return type(self)(lo, hi, self.stride, self.residue)
+
+    # ---------------------------------------------------------------- views
+    def shift(self, k: int) -> StridedInterval:
+        """Every element plus ``k``."""
+        if self.is_bottom or k == 0:
+            return self
+        move = lambda b: None if b is None else b + k  # noqa: E731
+        return type(self)(move(self.lo), move(self.hi), self.stride, self.residue + k)
+
+    def clip(self, lo: int | None, hi: int | None) -> StridedInterval:
+        """Meet with the interval ``[lo, hi]`` (None = unbounded), keeping the stride."""
+        if self.is_bottom:
+            return self
+        if self.stride == 0:
+            inside = (lo is None or self.lo >= lo) and (hi is None or self.lo <= hi)
+            return self if inside else type(self).bottom()
+        return type(self)(_max_lo(self.lo, lo), _min_hi(self.hi, hi), self.stride, self.residue)
+
+    def wrap(self, w: int, signed: bool = False) -> StridedInterval:
+        """Re-read every element as a w-bit value in the chosen view, soundly.
+
+        Unchanged when nothing wraps; shifted when every element wraps by the same multiple
+        of 2^w; split at the wrap point and re-joined when the set touches two blocks; else
+        the whole view with stride gcd(stride, 2^w), which keeps power-of-two alignment.
+        """
+        low, high = view_range(w, signed)
+        if self.within(low, high):
+            return self
+        span = 1 << w
+        if self.lo is None or self.hi is None:
+            return self._envelope(low, high, span)
+        q_lo, q_hi = (self.lo - low) // span, (self.hi - low) // span
+        if q_lo == q_hi:
+            return self.shift(-q_lo * span)
+        if q_hi - q_lo > 1:
+            return self._envelope(low, high, span)
+        cut = low + q_hi * span
+        below = self.clip(None, cut - 1).shift(-q_lo * span)
+        above = self.clip(cut, None).shift(-q_hi * span)
+        return below.join(above)
+
+    def _envelope(self, low: int, high: int, span: int) -> StridedInterval:
+        return type(self)(low, high, gcd(self.stride, span), self.anchor())
+
+    def as_unsigned(self, w: int) -> StridedInterval:
+        return self.wrap(w, False)
+
+    def as_signed(self, w: int) -> StridedInterval:
+        return self.wrap(w, True)
+
+    # ---------------------------------------------------------------- comparisons
+    def cmp(self, op: str, other: StridedInterval, w: int, signed: bool = False) -> Tri:
+        """Does ``self OP other`` hold, reading both as w-bit values in the view?"""
+        op, signed = _canonical_op(op, signed)
+        a, b = self.wrap(w, signed), other.wrap(w, signed)
+        if a.is_bottom or b.is_bottom:
+            return Tri.MAYBE  # unreachable: no answer is wrong, MAYBE claims nothing
+        if op in ("gt", "ge"):
+            a, b, op = b, a, "lt" if op == "gt" else "le"
+        if op == "lt":
+            return Tri.TRUE if a.hi < b.lo else Tri.FALSE if a.lo >= b.hi else Tri.MAYBE
+        if op == "le":
+            return Tri.TRUE if a.hi <= b.lo else Tri.FALSE if a.lo > b.hi else Tri.MAYBE
+        same = a.is_singleton and a == b
+        eq = Tri.TRUE if same else Tri.FALSE if a.meet(b).is_bottom else Tri.MAYBE
+        return eq if op == "eq" else eq.negate()
+
+    def refine(self, op: str, other: StridedInterval, w: int,
+               signed: bool = False) -> tuple[StridedInterval, StridedInterval]:
+        """(self where ``self OP y`` holds for some y in other, self where it fails for some y).
+
+        Both results are in the comparison's view; they meet ``self`` with half-lines, or
+        drop an end point for ``ne``/failed ``eq`` against a single value.
+        """
+        op, signed = _canonical_op(op, signed)
+        a, b = self.wrap(w, signed), other.wrap(w, signed)
+        if a.is_bottom or b.is_bottom:
+            return type(self).bottom(), type(self).bottom()
+        lt_true, lt_false = a.clip(None, b.hi - 1), a.clip(b.lo, None)
+        gt_true, gt_false = a.clip(b.lo + 1, None), a.clip(None, b.hi)
+        eq_true, eq_false = a.meet(b), a._drop(b.singleton())
+        table = {
+            "lt": (lt_true, lt_false), "ge": (lt_false, lt_true),
+            "gt": (gt_true, gt_false), "le": (gt_false, gt_true),
+            "eq": (eq_true, eq_false), "ne": (eq_false, eq_true),
+        }
+        return table[op]
+
+    def _drop(self, x: int | None) -> StridedInterval:
+        """Self without ``x`` when that is representable (x an end point), else self."""
+        if x is None or not self.contains(x):
+            return self
+        if self.is_singleton:
+            return type(self).bottom()
+        if x == self.lo:
+            return self.clip(x + 1, None)
+        if x == self.hi:
+            return self.clip(None, x - 1)
+        return self
+
+
+def _canonical_op(op: str, signed: bool) -> tuple[str, bool]:
+    """Map PTX's unsigned spellings (lo ls hi hs) onto lt le gt ge."""
+    if op in _UNSIGNED_ALIASES:
+        return _UNSIGNED_ALIASES[op], False
+    if op not in _OPS:
+        raise ValueError(f"unknown comparison {op!r}")
+    return op, signed

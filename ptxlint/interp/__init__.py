@@ -1,0 +1,1 @@
+"""The abstract interpreter: transfer functions, fixpoint, refinement, divergence."""

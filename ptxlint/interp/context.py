@@ -1,0 +1,52 @@
+"""What a transfer function may consult besides the state: the function and module
+being analysed, the launch configuration, thread bounds, and a sink for notes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..domains.affine import HARDWARE, ThreadBounds
+from ..ir.instruction import Instruction
+from ..ir.module import Function, Module, Variable
+
+if TYPE_CHECKING:
+    from ..launch import LaunchConfig
+
+# cudaMalloc returns 256-byte aligned buffers; assumed for pointer parameters (a note
+# says so wherever an alignment proof depends on it).
+ASSUMED_BUFFER_ALIGN = 256
+
+
+@dataclass
+class Ctx:
+    function: Function
+    module: Module
+    launch: "LaunchConfig | None" = None
+    bounds: ThreadBounds = HARDWARE
+    notes: dict[int, tuple[Instruction, str]] = field(default_factory=dict)  # id(insn) -> note
+    _variables: dict[str, Variable] | None = None
+
+    def note(self, insn: Instruction, message: str) -> None:
+        self.notes.setdefault(id(insn), (insn, message))
+
+    def variable(self, name: str) -> Variable | None:
+        """A variable or parameter visible in the function (locals shadow globals)."""
+        if self._variables is None:
+            table = {v.name: v for v in self.module.variables}
+            table.update({p.name: p for p in self.function.params + self.function.returns})
+            table.update({v.name: v for v in self.function.variables})
+            self._variables = table
+        return self._variables.get(name)
+
+    def object_align(self, obj: str | None) -> int:
+        """Known alignment of an object's first byte."""
+        if obj is None:
+            return 1
+        var = self.variable(obj)
+        if var is None:
+            return 1
+        if var.space == "param" and var in self.function.params:
+            # a kernel pointer parameter names the buffer it points to
+            param = var
+            return getattr(param, "ptr_align", None) or ASSUMED_BUFFER_ALIGN
+        return var.alignment

@@ -1,0 +1,235 @@
+"""The fixpoint: a worklist over basic blocks in reverse postorder.
+
+- States join at merge points; at a loop head the first `join_visits` visits join,
+  later ones widen, to thresholds read from the loop's exit comparisons (so a loop
+  `for (i = tid; i < n; i += 256)` keeps `i < n` rather than jumping to infinity);
+  a head visited `max_visits` times goes to top (termination by construction).
+- One descending (narrowing) pass follows, recomputing every block from its
+  predecessors, which recovers bounds that widening overshot.
+- Each edge of a conditional branch refines the state by the branch predicate
+  (`refine.assume`); an infeasible edge carries nothing.
+- Where lanes of a divergent branch rejoin, registers written under the branch
+  become varying (`divergence.SyncDependence`).
+- Guarded instructions run on a state refined by the guard; when the guard may be
+  false, results join with the old values, and a non-uniform guard makes them varying.
+- A time budget per function raises `BudgetExceeded`; the caller reports it.
+"""
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass
+
+from ..cfg import CFG, is_brx
+from ..domains.lattice import Tri
+from ..domains.state import State
+from ..domains.value import tri_of
+from ..ir.instruction import Instruction
+from ..ir.traits import Branch, Call, Terminator
+from .context import Ctx
+from .divergence import SyncDependence
+from .refine import assume
+from .transfer import apply
+
+
+@dataclass(frozen=True)
+class FixpointParams:
+    join_visits: int = 2  # plain joins at a loop head before widening
+    max_visits: int = 64  # a block visited this often goes to top
+    narrowing_passes: int = 1
+    time_budget: float = 5.0  # seconds per function (calls included)
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+class Interpreter:
+    def __init__(self, cfg: CFG, ctx: Ctx, params: FixpointParams, calls=None,
+                 deadline: float | None = None):
+        self.cfg = cfg
+        self.ctx = ctx
+        self.params = params
+        self.calls = calls
+        self.deadline = deadline if deadline is not None else \
+            time.perf_counter() + params.time_budget
+        self.sync = SyncDependence(cfg)
+        self.divergent: set[int] = set()
+        self.in_states: list[State | None] = [None] * len(cfg.blocks)
+        self.out_states: list[State | None] = [None] * len(cfg.blocks)
+        self.visits = [0] * len(cfg.blocks)
+        self.requeue: set[int] = set()
+        self._order = cfg.rpo_index
+
+    # ---- driver --------------------------------------------------------------------------
+    def run(self, entry: State) -> list[State | None]:
+        self.in_states[self.cfg.entry] = entry
+        queue = [(self._order[self.cfg.entry], self.cfg.entry)]
+        queued = {self.cfg.entry}
+        steps = 0
+        while queue:
+            _, b = heapq.heappop(queue)
+            queued.discard(b)
+            steps += 1
+            if steps & 31 == 0 and time.perf_counter() > self.deadline:
+                raise BudgetExceeded(self.cfg.function.name)
+            for succ in self._visit(b):
+                if succ not in queued and self._order[succ] >= 0:
+                    queued.add(succ)
+                    heapq.heappush(queue, (self._order[succ], succ))
+        for _ in range(self.params.narrowing_passes):
+            self._narrow()
+        return self.in_states
+
+    def _visit(self, b: int) -> list[int]:
+        """Interpret block b; the successors whose in-state grew."""
+        self.visits[b] += 1
+        state = self._entry_state(b)
+        out = self.interpret_block(b, state)
+        self.out_states[b] = out
+        changed = []
+        for succ, edge_state in self.edges(b, out):
+            if self._merge(succ, edge_state):
+                changed.append(succ)
+        if self.requeue:  # a branch turned divergent: its merge points must be redone
+            changed.extend(m for m in self.requeue if self.in_states[m] is not None)
+            self.requeue.clear()
+        return changed
+
+    def _entry_state(self, b: int) -> State:
+        state = self.in_states[b].copy()
+        for key in self.sync.tainted(b, self.divergent):
+            v = state.regs.get(key)
+            if v is not None and not v.aff.is_top:
+                state.regs[key] = v.varying()
+        return state
+
+    def _merge(self, succ: int, incoming: State) -> bool:
+        old = self.in_states[succ]
+        if old is None:
+            self.in_states[succ] = incoming
+            return True
+        if incoming.leq(old):
+            return False
+        new = old.join(incoming)
+        if succ in self.cfg.loop_heads:
+            visits = self.visits[succ]
+            if visits >= self.params.max_visits:
+                new = State(params={})  # give up on this loop: everything unknown
+            elif visits >= self.params.join_visits:
+                new = old.widen(new, self._thresholds(succ))
+        self.in_states[succ] = new
+        return True
+
+    def _narrow(self) -> None:
+        """One descending pass: recompute each block from its predecessors."""
+        for b in self.cfg.rpo():
+            if b == self.cfg.entry or self.in_states[b] is None:
+                continue
+            incoming = None
+            for p in self.cfg.blocks[b].preds:
+                if self.out_states[p] is None:
+                    continue
+                for succ, st in self.edges(p, self.out_states[p]):
+                    if succ == b:
+                        incoming = st if incoming is None else incoming.join(st)
+            if incoming is not None:
+                self.in_states[b] = incoming
+                self.out_states[b] = self.interpret_block(b, self._entry_state(b))
+
+    # ---- blocks and edges ----------------------------------------------------------------
+    def interpret_block(self, b: int, state: State) -> State:
+        for insn in self.cfg.blocks[b].instructions:
+            self.step(insn, state)
+        return state
+
+    def step(self, insn: Instruction, s: State) -> None:
+        guard = insn.guard
+        if guard is None:
+            self._execute(insn, s)
+            return
+        if isinstance(insn, (Branch, Terminator)):
+            return  # the edges carry the guard
+        truth = tri_of(s[guard.register.key])
+        if guard.negated:
+            truth = truth.negate()
+        if truth is Tri.FALSE:
+            return
+        if truth is Tri.TRUE:
+            self._execute(insn, s)
+            return
+        uniform = s[guard.register.key].is_uniform
+        taken = s.copy()
+        if not assume(taken, guard.register.key, not guard.negated):
+            return
+        self._execute(insn, taken)
+        for reg in insn.defs:
+            merged = s[reg.key].join(taken[reg.key])
+            s.assign(reg.key, merged if uniform else merged.varying())
+        for cell, v in taken.params.items():
+            old = s.params.get(cell)
+            if old is not v:
+                s.params[cell] = v if old is None else old.join(v)
+
+    def _execute(self, insn: Instruction, s: State) -> None:
+        if isinstance(insn, Call) and self.calls is not None:
+            self.calls.apply(insn, s, self.ctx, self.deadline)
+        else:
+            apply(insn, s, self.ctx)
+
+    def edges(self, b: int, out: State) -> list[tuple[int, State]]:
+        """Successor states, refined by the branch predicate on each edge."""
+        block = self.cfg.blocks[b]
+        term = block.terminator
+        succs = block.succs
+        if term is None or term.guard is None or len(succs) < 2:
+            if term is not None and is_brx(term):
+                self._note_divergence(b, term, out)
+            return [(s, out) for s in succs]
+        key = term.guard.register.key
+        if not out[key].is_uniform:
+            self._note_divergence(b, term, out, force=True)
+        if isinstance(term, Branch) and not is_brx(term):
+            taken_block = self.cfg.by_label.get(term.targets[0]) if term.targets else None
+        else:
+            taken_block = self.cfg.exit
+        result = []
+        for s in succs:
+            st = out.copy()
+            holds = s == taken_block
+            if assume(st, key, holds != term.guard.negated):
+                result.append((s, st))
+        return result
+
+    def _note_divergence(self, b: int, term: Instruction, out: State, force: bool = False) -> None:
+        if not force:  # brx.idx: divergent when its index is not uniform
+            index = term.operands[0]
+            if not hasattr(index, "key") or out[index.key].is_uniform:
+                return
+        if b not in self.divergent:
+            self.divergent.add(b)
+            self.requeue |= self.sync.merges_of.get(b, set())
+
+    # ---- widening thresholds ---------------------------------------------------------------
+    def _thresholds(self, head: int) -> dict[str, tuple[int, ...]]:
+        """Candidate bounds for each register compared by a branch in the loop."""
+        loop = self.cfg._loops.get(head)
+        blocks = loop.body if loop is not None else (head,)
+        found: dict[str, set[int]] = {}
+        for b in blocks:
+            term = self.cfg.blocks[b].terminator
+            out = self.out_states[b]
+            if term is None or term.guard is None or out is None:
+                continue
+            cond = out.conds.get(term.guard.register.key)
+            if cond is None:
+                continue
+            for mine, theirs in ((cond.a, cond.b), (cond.b, cond.a)):
+                if not isinstance(mine, str):
+                    continue
+                other = out[theirs] if isinstance(theirs, str) else None
+                bounds = [theirs] if isinstance(theirs, int) else \
+                    [x for x in (other.si.lo, other.si.hi) if x is not None]
+                found.setdefault(mine, set()).update(
+                    y for x in bounds for y in (x - 1, x, x + 1))
+        return {k: tuple(sorted(v)) for k, v in found.items()}

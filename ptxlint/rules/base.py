@@ -1,0 +1,107 @@
+"""The rule interface and registry.
+
+A rule reads the final `Facts` of one kernel (never the iteration in progress) and
+yields diagnostics. Its id is permanent (renames keep an alias); its docstring is its
+documentation (`ptxlint --explain ID`, SARIF metadata) with the sections
+`## What it does`, `## Why is this bad?`, `## Example`, `## Use instead`, `## Suppress`.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..arch import Arch
+from ..diagnostics import Certainty, CudaLocation, Diagnostic, Severity
+from ..interp.facts import Facts
+from ..ir.instruction import Instruction
+from ..ir.module import Function, Module
+from ..source import Span
+
+RULES: dict[str, type["Rule"]] = {}
+ALIASES: dict[str, str] = {}
+
+
+@dataclass
+class RuleContext:
+    """What a rule may consult besides the facts."""
+
+    module: Module
+    function: Function
+    facts: Facts
+    arch: Arch
+    launch: Any  # the resolved LaunchConfig
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def block(self) -> tuple[int, int, int] | None:
+        return self.launch.block if self.launch is not None else None
+
+
+class Rule:
+    id: ClassVar[str] = ""
+    severity: ClassVar[Severity] = Severity.WARNING
+    aliases: ClassVar[tuple[str, ...]] = ()
+    stage: ClassVar[str] = "stable"
+
+    def __init_subclass__(cls, id: str | None = None, severity: Severity | None = None,
+                          **kwargs):
+        super().__init_subclass__(**kwargs)
+        if id is None:
+            return
+        cls.id = id
+        if severity is not None:
+            cls.severity = severity
+        if id in RULES:
+            raise ValueError(f"rule {id!r} registered twice")
+        RULES[id] = cls
+        for alias in cls.aliases:
+            ALIASES[alias] = id
+
+    @classmethod
+    def doc(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        return cls.doc().splitlines()[0] if cls.__doc__ else cls.id
+
+    def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
+        raise NotImplementedError
+
+    def diagnostic(self, rc: RuleContext, where: Instruction | Span | None, message: str, *,
+                   severity: Severity | None = None,
+                   certainty: Certainty = Certainty.DEFINITE, label: str | None = None,
+                   notes: tuple[str, ...] | list[str] = (), help: str | None = None,
+                   details: dict[str, Any] | None = None) -> Diagnostic:
+        span = where.span if isinstance(where, Instruction) else where
+        cuda = None
+        if isinstance(where, Instruction) and where.loc is not None:
+            name = rc.module.files.get(where.loc.file)
+            if name is not None:
+                cuda = CudaLocation(name, where.loc.line, where.loc.column)
+        return Diagnostic(self.id, severity or self.severity, message, rc.module.path, span,
+                          kernel=rc.function.name, certainty=certainty, label=label,
+                          notes=tuple(notes), help=help, details=dict(details or {}),
+                          cuda=cuda)
+
+
+def load_rules() -> dict[str, type[Rule]]:
+    """Import every rule module once; the registry of rule id -> class."""
+    import importlib
+    import pkgutil
+
+    from .. import rules
+
+    for info in pkgutil.iter_modules(rules.__path__):
+        if info.name not in ("base", "unmodelled"):
+            importlib.import_module(f"{rules.__name__}.{info.name}")
+    return RULES
+
+
+def canonical(rule_id: str) -> str:
+    return ALIASES.get(rule_id, rule_id)
+
+
+__all__ = ["Rule", "RuleContext", "RULES", "load_rules", "canonical", "Facts"]

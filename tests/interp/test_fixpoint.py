@@ -1,0 +1,205 @@
+"""The fixpoint on small kernels: loop bounds, refinement, affine forms, divergence."""
+from __future__ import annotations
+
+from ptxlint.analysis import analyze
+from ptxlint.ir.build import parse_module
+from ptxlint.launch import LaunchConfig
+
+HEAD = ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+
+def run(body: str, params: str = "", launch: LaunchConfig | None = None, regs: str = ""):
+    src = (HEAD + f".visible .entry k({params})\n{{\n"
+           "\t.reg .pred %p<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<32>;\n"
+           + regs + body + "\n}\n")
+    result = parse_module(src, "k.ptx")
+    assert result.diagnostics == [], [d.message for d in result.diagnostics]
+    fn = result.module.functions[0]
+    analysis = analyze(fn, launch)
+    assert analysis.complete
+    return analysis
+
+
+def state_at(analysis, marker_opcode_index: int):
+    """The state before the n-th instruction of the function."""
+    insn = analysis.function.instructions[marker_opcode_index]
+    return analysis.facts.state_before(insn)
+
+
+def value_before(analysis, text: str, reg: str):
+    """The value of `reg` before the first instruction whose text contains `text`."""
+    for insn in analysis.function.instructions:
+        if text in str(insn):
+            return analysis.facts.state_before(insn)[reg]
+    raise AssertionError(f"no instruction containing {text!r}")
+
+
+def test_loop_bound_kept_by_threshold_widening():
+    # for (i = tid.x; i < 1000; i += 256) use(i)
+    body = """
+\tmov.u32 %r1, %tid.x;
+$L_head:
+\tsetp.ge.s32 %p1, %r1, 1000;
+\t@%p1 bra $L_done;
+\tadd.s32 %r2, %r1, 0;
+\tadd.s32 %r1, %r1, 256;
+\tbra.uni $L_head;
+$L_done:
+\tret;"""
+    a = run(body, launch=LaunchConfig(block=(256, 1, 1)))
+    inside = value_before(a, "add.s32 %r2", "%r1")
+    assert inside.si.lo == 0 and inside.si.hi is not None and inside.si.hi <= 999
+    after = value_before(a, "ret", "%r1")
+    assert after.si.lo is not None and after.si.lo >= 1000
+    assert after.si.hi is not None and after.si.hi <= 1000 + 255
+
+
+def test_predicate_refines_both_edges():
+    body = """
+\tld.param.u32 %r1, [n];
+\tsetp.lt.u32 %p1, %r1, 64;
+\t@%p1 bra $L_small;
+\tadd.u32 %r2, %r1, 0;
+\tret;
+$L_small:
+\tadd.u32 %r3, %r1, 0;
+\tret;"""
+    a = run(body, params=".param .u32 n")
+    big = value_before(a, "add.u32 %r2", "%r1")
+    small = value_before(a, "add.u32 %r3", "%r1")
+    assert small.si.hi == 63 and small.si.lo == 0
+    assert big.si.lo == 64
+
+
+def test_affine_through_mad_mulwide_shl():
+    body = """
+\tld.param.u64 %rd1, [buf];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tmov.u32 %r1, %tid.x;
+\tmov.u32 %r2, %ctaid.x;
+\tmov.u32 %r3, %ntid.x;
+\tmad.lo.s32 %r4, %r2, %r3, %r1;
+\tshl.b32 %r5, %r4, 2;
+\tmul.wide.s32 %rd3, %r4, 4;
+\tadd.s64 %rd4, %rd2, %rd3;
+\tld.global.f32 %f1, [%rd4];
+\tret;"""
+    a = run(body, params=".param .u64 buf", regs="\t.reg .f32 %f<4>;\n",
+            launch=LaunchConfig(block=(128, 1, 1), grid=(4, 1, 1)))
+    r5 = value_before(a, "mul.wide", "%r5")
+    assert r5.aff.stride_of("tid.x") == 4
+    [access] = [x for x in a.facts.accesses if x.space == "global"]
+    assert access.address.region is not None and access.address.region.obj == "buf"
+    assert access.address.aff.stride_of("tid.x") == 4
+    assert access.address.si.lo == 0 and access.address.si.hi == 4 * 511
+
+
+def test_uniformity_lost_under_divergent_branch_and_regained():
+    body = """
+\tmov.u32 %r1, %tid.x;
+\tsetp.lt.u32 %p1, %r1, 16;
+\tmov.u32 %r2, 0;
+\t@%p1 bra $L_then;
+\tmov.u32 %r2, 1;
+$L_then:
+\tadd.u32 %r3, %r2, 0;
+\tmov.u32 %r2, 7;
+\tadd.u32 %r4, %r2, 0;
+\tret;"""
+    a = run(body, launch=LaunchConfig(block=(32, 1, 1)))
+    joined = value_before(a, "add.u32 %r3", "%r2")
+    assert not joined.is_uniform and joined.si.lo == 0 and joined.si.hi == 1
+    again = value_before(a, "add.u32 %r4", "%r2")
+    assert again.is_uniform and again.singleton() == 7
+
+
+def test_uniform_branch_keeps_uniformity():
+    body = """
+\tmov.u32 %r1, %ctaid.x;
+\tsetp.lt.u32 %p1, %r1, 16;
+\tmov.u32 %r2, 0;
+\t@%p1 bra $L_then;
+\tmov.u32 %r2, 1;
+$L_then:
+\tadd.u32 %r3, %r2, 0;
+\tret;"""
+    a = run(body, launch=LaunchConfig(block=(32, 1, 1), grid=(64, 1, 1)))
+    joined = value_before(a, "add.u32 %r3", "%r2")
+    assert joined.is_uniform
+
+
+def test_value_live_out_of_divergent_loop_is_varying():
+    # lanes leave the loop at different iterations: the count differs per lane
+    body = """
+\tmov.u32 %r1, %tid.x;
+\tmov.u32 %r2, 0;
+$L_head:
+\tsetp.ge.u32 %p1, %r2, %r1;
+\t@%p1 bra $L_done;
+\tadd.u32 %r2, %r2, 1;
+\tbra.uni $L_head;
+$L_done:
+\tadd.u32 %r3, %r2, 0;
+\tret;"""
+    a = run(body, launch=LaunchConfig(block=(64, 1, 1)))
+    out = value_before(a, "add.u32 %r3", "%r2")
+    assert not out.is_uniform
+
+
+def test_guarded_instruction_joins_and_varies():
+    body = """
+\tmov.u32 %r1, %tid.x;
+\tsetp.eq.u32 %p1, %r1, 0;
+\tmov.u32 %r2, 5;
+\t@%p1 mov.u32 %r2, 9;
+\tadd.u32 %r3, %r2, 0;
+\tret;"""
+    a = run(body, launch=LaunchConfig(block=(32, 1, 1)))
+    v = value_before(a, "add.u32 %r3", "%r2")
+    assert v.si.contains(5) and v.si.contains(9) and not v.is_uniform
+
+
+def test_every_loop_terminates():
+    # an unbounded counter: widening must still reach a fixpoint
+    body = """
+\tmov.u32 %r1, 0;
+$L_head:
+\tadd.u32 %r1, %r1, 3;
+\tld.param.u32 %r2, [n];
+\tsetp.ne.u32 %p1, %r1, %r2;
+\t@%p1 bra $L_head;
+\tret;"""
+    a = run(body, params=".param .u32 n")
+    assert a.complete
+
+
+def test_call_is_analysed_with_arguments():
+    src = HEAD + """
+.func (.param .b32 ret) twice(.param .b32 x)
+{
+\t.reg .b32 %r<3>;
+\tld.param.b32 %r1, [x];
+\tshl.b32 %r2, %r1, 1;
+\tst.param.b32 [ret], %r2;
+\tret;
+}
+.visible .entry k()
+{
+\t.reg .b32 %r<4>;
+\tmov.u32 %r1, %tid.x;
+\t{
+\t.param .b32 a;
+\tst.param.b32 [a], %r1;
+\t.param .b32 r;
+\tcall.uni (r), twice, (a);
+\tld.param.b32 %r2, [r];
+\t}
+\tadd.u32 %r3, %r2, 0;
+\tret;
+}
+"""
+    module = parse_module(src, "k.ptx").module
+    fn = module.function("k")
+    a = analyze(fn, LaunchConfig(block=(64, 1, 1)))
+    v = value_before(a, "add.u32 %r3", "%r2")
+    assert v.aff.stride_of("tid.x") == 2 and v.si.hi == 126

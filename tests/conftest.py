@@ -47,3 +47,31 @@ def load_cccl_generator():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# ---------------------------------------------------------------- golden files
+GOLDENS = Path(__file__).resolve().parent / "goldens"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="rewrite tests/goldens/* from the current output")
+
+
+@pytest.fixture
+def golden(request):
+    """`golden(name, text)`: compare with tests/goldens/<name>, or rewrite it under
+    --update-goldens."""
+    update = request.config.getoption("--update-goldens")
+
+    def check(name: str, actual: str) -> None:
+        path = GOLDENS / name
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(actual, encoding="utf-8")
+            return
+        assert path.exists(), f"missing golden {path.name}: run pytest --update-goldens"
+        expected = path.read_text(encoding="utf-8")
+        assert actual == expected, f"{path.name} differs (pytest --update-goldens rewrites it)"
+
+    return check

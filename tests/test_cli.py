@@ -54,8 +54,10 @@ def test_text_format_shows_line_and_caret(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "error[parse-error]: register '%r5' is not declared"
     assert out[1] == f"  --> {bad}:7:15"
-    assert out[3] == "7 | \tmov.u32 %r1, %r5;"
-    assert out[4] == "  | \t             ^^^"
+    assert out[2] == "  |"
+    assert out[3] == "6 | \t.reg .b32 %r<2>;"  # the line before, for context
+    assert out[4] == "7 | \tmov.u32 %r1, %r5;"
+    assert out[5] == "  | \t             ^^^"
 
 
 def test_unreadable_file_exits_two(tmp_path, capsys):
@@ -69,3 +71,299 @@ def test_stdin_and_console_script():
     assert proc.returncode == 2
     assert "--> <stdin>:7:15" in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- the full command line
+import os  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from ptxlint.cli import _progress_wanted, build_parser  # noqa: E402
+from ptxlint.diagnostics import Diagnostic, Severity  # noqa: E402
+from ptxlint.rules.base import RULES, Rule, RuleContext  # noqa: E402
+
+CLEAN = ROOT / "ptx_samples" / "syntax" / "control_flow.ptx"
+KERNEL = """.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u32 n)
+{
+\t.reg .b32 %r<3>;
+\tld.param.u32 %r1, [n];
+\tmov.u32 %r2, %tid.x;
+\tret;
+}
+"""
+
+
+class _FirstInstruction(Rule):
+    """Test rule: a finding on each kernel's first instruction.
+
+    ## Why is this bad?
+    It is not; the command-line tests need a finding whose wording never changes.
+    """
+
+    def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
+        first = rc.function.instructions[0]
+        yield self.diagnostic(rc, first, f"first instruction of '{rc.function.name}'",
+                              help="nothing to do")
+
+
+class _Warn(_FirstInstruction):
+    __doc__ = _FirstInstruction.__doc__
+    id, severity = "test-warn", Severity.WARNING
+
+
+class _Note(_FirstInstruction):
+    __doc__ = _FirstInstruction.__doc__
+    id, severity = "test-note", Severity.NOTE
+
+
+@pytest.fixture
+def fake_rules(monkeypatch):
+    """Two registered rules for the duration of a test (forked -j workers inherit them)."""
+    monkeypatch.setitem(RULES, "test-warn", _Warn)
+    monkeypatch.setitem(RULES, "test-note", _Note)
+
+
+@pytest.fixture
+def kernel_file(tmp_path) -> Path:
+    path = tmp_path / "k.ptx"
+    path.write_text(KERNEL)
+    return path
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_exit_status_follows_the_worst_finding(fake_rules, kernel_file, capsys):
+    assert run(capsys, "--enable", "test-note", kernel_file)[0] == 0
+    code, out, _ = run(capsys, "--enable", "test-warn,test-note", kernel_file)
+    assert code == 1
+    assert "warning[test-warn]: first instruction of 'k'" in out
+    assert "note[test-note]" in out
+    assert out.rstrip().splitlines()[-1].startswith("checked 1 file in ")
+
+
+def test_usage_errors_exit_two_without_traceback(kernel_file, capsys):
+    for args in (["--no-such-option", kernel_file], [], ["--enable", "no-such-rule", kernel_file],
+                 ["--block", "0", kernel_file], ["--block", "64,64", kernel_file],
+                 ["--param", "n", kernel_file], ["--extent", "0=1.5", kernel_file],
+                 ["--time-budget", "-1", kernel_file], ["-j", "-1", kernel_file],
+                 ["--explain", "no-such-rule"]):
+        code, _, err = run(capsys, *args)
+        assert code == 2, args
+        assert "Traceback" not in err and err.strip(), args
+
+
+def test_list_rules_and_explain(fake_rules, capsys):
+    code, out, _ = run(capsys, "--list-rules")
+    assert code == 0
+    ids = [line.split()[0] for line in out.splitlines()]
+    assert {"parse-error", "test-warn", "unmodelled-instruction"} <= set(ids)
+    assert ids == sorted(ids)
+    code, out, _ = run(capsys, "--list-rules", "--format", "json")
+    assert any(r["id"] == "test-warn" and r["severity"] == "warning" for r in json.loads(out))
+    code, out, _ = run(capsys, "--explain", "test-warn")
+    assert code == 0
+    assert out.startswith("test-warn (warning, stable)\n\nTest rule: a finding")
+    assert "## Why is this bad?" in out
+
+
+def test_severity_hides_lower_findings(fake_rules, kernel_file, capsys):
+    code, out, _ = run(capsys, "--enable", "test-warn,test-note", "--severity", "error",
+                       kernel_file)
+    assert code == 0
+    assert "test-warn" not in out and "2 more below the minimum severity" in out
+    code, out, _ = run(capsys, "--enable", "test-warn,test-note", "--severity", "warning",
+                       "--format", "gcc", kernel_file)
+    assert code == 1
+    assert out == f"{kernel_file}:7:2: warning: first instruction of 'k' [test-warn]\n"
+
+
+def test_enable_and_disable(fake_rules, kernel_file, capsys):
+    code, out, _ = run(capsys, "--enable", "test-warn", "--format", "json", kernel_file)
+    assert [d["rule"] for d in json.loads(out)["diagnostics"]] == ["test-warn"]
+    code, out, _ = run(capsys, "--enable", "test-warn", "--disable", "test-warn",
+                       "--format", "json", kernel_file)
+    assert code == 0 and json.loads(out)["diagnostics"] == []
+
+
+def test_output_file(fake_rules, kernel_file, tmp_path, capsys):
+    report = tmp_path / "report.sarif"
+    code, out, _ = run(capsys, "--enable", "test-warn", "--format", "sarif", "--output", report,
+                       kernel_file)
+    assert code == 1 and out == ""
+    doc = json.loads(report.read_text())
+    [result] = doc["runs"][0]["results"]
+    assert result["ruleId"] == "test-warn" and result["level"] == "warning"
+    code, _, err = run(capsys, "--output", tmp_path / "no" / "dir" / "x.txt", kernel_file)
+    assert code == 2 and "cannot write" in err
+
+
+def test_text_output_file_has_no_colour(fake_rules, kernel_file, tmp_path, capsys):
+    report = tmp_path / "report.txt"
+    run(capsys, "--enable", "test-warn", "--output", report, kernel_file)
+    text = report.read_text()
+    assert "warning[test-warn]" in text and "\x1b[" not in text
+
+
+SAMPLES = [ROOT / "ptx_samples" / "cuda" / n for n in
+           ("vector_add.ptx", "transpose.ptx", "reduce.ptx", "histogram.ptx")]
+
+
+def test_parallel_jobs_give_the_same_report(tmp_path, capsys):
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(BAD)
+    files = [*SAMPLES, bad, tmp_path / "missing.ptx", CLEAN]
+    serial = run(capsys, "--format", "json", "-j", "1", *files)
+    parallel = run(capsys, "--format", "json", "-j", "2", *files)
+    assert serial == parallel
+    assert serial[0] == 2
+    assert [d["file"] for d in json.loads(serial[1])["diagnostics"]][:1] == [str(bad)]
+
+
+def test_per_file_errors_do_not_stop_the_run(tmp_path, capsys, monkeypatch):
+    import ptxlint.lint
+
+    def boom(text, path, options):
+        if path.endswith("boom.ptx"):
+            raise RuntimeError("kaput")
+        return real(text, path, options)
+
+    real = ptxlint.lint.lint_text
+    monkeypatch.setattr(ptxlint.lint, "lint_text", boom)
+    (tmp_path / "boom.ptx").write_text(KERNEL)
+    code, out, err = run(capsys, "--format", "gcc", tmp_path / "boom.ptx", CLEAN)
+    assert code == 2 and "Traceback" not in err
+    assert out == (f"{tmp_path / 'boom.ptx'}: error: internal error: RuntimeError: kaput "
+                   "[internal-error]\n")
+
+
+def test_directories_expand_to_their_ptx_files(tmp_path, capsys):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.ptx").write_text(KERNEL)
+    (tmp_path / "b.ptx").write_text(KERNEL)
+    (tmp_path / "notes.txt").write_text("not ptx")
+    code, out, _ = run(capsys, "--parse-only", tmp_path)
+    assert code == 0 and "checked 2 files" in out
+
+
+def test_stdin_json(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(BAD))
+    code, out, _ = run(capsys, "--format", "json", "-")
+    assert code == 2
+    [d] = json.loads(out)["diagnostics"]
+    assert d["file"] == "<stdin>" and d["line"] == 7
+
+
+def test_launch_options_reach_the_analysis(kernel_file, capsys):
+    code, out, _ = run(capsys, "--format", "gcc", "--block", "128", "--grid", "4,2",
+                       "--param", "n=64", "--param", "0=64", kernel_file)
+    assert code == 2 and "[launch-config]" in out and "given twice" in out
+    code, out, _ = run(capsys, "--format", "gcc", "--param", "m=1", kernel_file)
+    assert code == 2 and "no parameter named 'm'" in out
+    code, out, _ = run(capsys, "--format", "gcc", "--block", "128", "--grid", "8",
+                       "--dynamic-smem", "0", "--param", "0=64", kernel_file)
+    assert (code, out) == (0, "")
+
+
+def test_kernel_selection(kernel_file, capsys):
+    assert run(capsys, "--kernel", "k", kernel_file)[0] == 0
+    code, _, err = run(capsys, "--kernel", "nope*", kernel_file)
+    assert code == 2 and "no kernel matches --kernel nope*" in err
+
+
+# ---------------------------------------------------------------- configuration files
+def test_config_discovery_and_command_line_override(fake_rules, tmp_path, capsys):
+    project = tmp_path / "proj"
+    (project / "kernels" / "deep").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.ptxlint]\nenable = ["test-warn", "test-note"]\n'
+        'disable = ["test-note"]\nformat = "gcc"\n')
+    ptx = project / "kernels" / "deep" / "k.ptx"
+    ptx.write_text(KERNEL)
+    code, out, _ = run(capsys, ptx)
+    assert code == 1 and out == f"{ptx}:7:2: warning: first instruction of 'k' [test-warn]\n"
+    # the command line wins: format, and --enable re-enables what the file disables
+    code, out, _ = run(capsys, "--format", "json", "--enable", "test-note", ptx)
+    assert code == 0 and [d["rule"] for d in json.loads(out)["diagnostics"]] == ["test-note"]
+    # a nearer ptxlint.toml takes over
+    (project / "kernels" / "ptxlint.toml").write_text('disable = ["test-warn"]\nformat = "json"\n')
+    code, out, _ = run(capsys, ptx)
+    rules = {d["rule"] for d in json.loads(out)["diagnostics"]}
+    assert code == 0 and "test-note" in rules and "test-warn" not in rules
+
+
+def test_config_launch_tables(tmp_path, capsys):
+    (tmp_path / "ptxlint.toml").write_text(
+        '[tool.ptxlint]\nformat = "gcc"\n\n[[tool.ptxlint.launch]]\nkernel = "k*"\n'
+        'block = [64]\nparams = { nope = 3 }\n')
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(KERNEL)
+    code, out, _ = run(capsys, ptx)
+    assert code == 2 and "no parameter named 'nope'" in out
+
+
+def test_broken_config_is_reported_once(tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text("[tool.ptxlint]\nseverity = 'loud'\n")
+    for name in ("a.ptx", "b.ptx"):
+        (tmp_path / name).write_text(KERNEL)
+    code, out, _ = run(capsys, "--format", "gcc", tmp_path / "a.ptx", tmp_path / "b.ptx")
+    assert code == 2
+    assert out == (f"{(tmp_path / 'pyproject.toml').resolve()}: error: [tool.ptxlint]: "
+                   "'severity' must be one of note, warning, error, not 'loud' [config-error]\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.ptxlint\n")
+    code, out, _ = run(capsys, "--format", "gcc", tmp_path / "a.ptx")
+    assert code == 2 and ":1:1: error: invalid TOML" in out
+
+
+# ---------------------------------------------------------------- terminal behaviour
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    args = build_parser().parse_args(["a.ptx"])
+
+    class Tty:
+        def __init__(self, tty: bool):
+            self.tty = tty
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    monkeypatch.setattr("sys.stderr", Tty(True))
+    monkeypatch.setattr("sys.stdout", Tty(True))
+    assert _progress_wanted(args, 10)
+    assert not _progress_wanted(args, 2)  # a few files: no bar
+    monkeypatch.setattr("sys.stdout", Tty(False))  # the report is piped
+    assert not _progress_wanted(args, 10)
+    args.output = "report.txt"
+    assert _progress_wanted(args, 10)
+    monkeypatch.setattr("sys.stderr", Tty(False))
+    assert not _progress_wanted(args, 10)
+
+
+def test_piped_run_prints_no_progress_and_no_colour(tmp_path):
+    files = [str(p) for p in SAMPLES] + [str(CLEAN)]
+    env = dict(os.environ, FORCE_COLOR="1")
+    env.pop("NO_COLOR", None)
+    proc = subprocess.run([sys.executable, "-m", "ptxlint", "--parse-only", *files],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "\x1b[" in proc.stdout  # FORCE_COLOR asks for it even through a pipe
+    for extra_env, flag in (({"NO_COLOR": "1"}, []), ({}, ["--no-color"])):
+        proc = subprocess.run([sys.executable, "-m", "ptxlint", *flag, "--parse-only", *files],
+                              capture_output=True, text=True, env={**env, **extra_env}, cwd=ROOT)
+        assert "\x1b[" not in proc.stdout and proc.stderr == ""
+
+
+def test_version_and_lsp_subcommand(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("ptxlint ")
+    pytest.importorskip("pygls", reason="the language server needs pygls")
+    assert main(["lsp", "--version"]) == 0

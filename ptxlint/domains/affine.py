@@ -60,35 +60,94 @@ class ThreadBounds:
 HARDWARE = ThreadBounds()
 
 
+_INDEX_ORDER = {name: i for i, name in enumerate(INDICES)}
+
+
 def _normal_coeffs(coeffs: Sequence[tuple[str, SI]]) -> Coeffs:
     names = [n for n, _ in coeffs]
     if len(set(names)) != len(names) or not set(names) <= set(INDICES):
         raise ValueError(f"coefficients must name distinct indices among {INDICES}")
     kept = [(n, c) for n, c in coeffs if c != _ZERO]
-    return tuple(sorted(kept, key=lambda nc: INDICES.index(nc[0])))
+    return tuple(sorted(kept, key=lambda nc: _INDEX_ORDER[nc[0]]))
 
 
 def _fits(si: SI, w: int) -> bool:
     return si.fits(w, False) or si.fits(w, True)
 
 
-@dataclass(frozen=True)
+#: Interning table, as for strided intervals: arguments -> the normal instance.
+_CACHE: dict[tuple, "Affine"] = {}
+_CACHE_LIMIT = 1 << 17
+_new = object.__new__
+_set = object.__setattr__
+
+
+@dataclass(frozen=True, init=False, eq=False)
 class Affine:
-    """A thread-affine form; construct with ``uniform``, ``const``, ``var``, ``top``."""
+    """A thread-affine form; construct with ``uniform``, ``const``, ``var``, ``top``.
+
+    ``Affine(base, coeffs=(), varying=False)`` normalises its arguments; instances are
+    interned and remember their last ``range`` (per bounds object).
+    """
+
+    __slots__ = ("base", "coeffs", "varying", "is_bottom", "is_uniform", "_hash", "_range")
 
     base: SI
-    coeffs: Coeffs = ()
-    varying: bool = False  # top: "varying, no form"
+    coeffs: Coeffs
+    varying: bool  # top: "varying, no form"
 
-    def __post_init__(self) -> None:
-        if self.varying:
+    def __new__(cls, base: SI, coeffs: Coeffs = (), varying: bool = False) -> Affine:
+        if coeffs.__class__ is not tuple:
+            coeffs = tuple(coeffs)
+        key = (base, coeffs, varying)
+        hit = _CACHE.get(key)
+        if hit is not None and cls is Affine:
+            return hit
+        if varying:
             base, coeffs = SI.top(), ()
-        elif self.base.is_bottom or any(c.is_bottom for _, c in self.coeffs):
+        elif base.is_bottom or any(c.is_bottom for _, c in coeffs):
             base, coeffs = SI.bottom(), ()
-        else:
-            base, coeffs = self.base, _normal_coeffs(self.coeffs)
-        object.__setattr__(self, "base", base)
-        object.__setattr__(self, "coeffs", coeffs)
+        elif coeffs:
+            coeffs = _normal_coeffs(coeffs)
+        out = cls._make(base, coeffs, bool(varying))
+        if cls is Affine:
+            _CACHE[key] = out
+        return out
+
+    @classmethod
+    def _make(cls, base: SI, coeffs: Coeffs, varying: bool) -> Affine:
+        """The instance for fields already in normal form."""
+        key = (base, coeffs, varying)
+        hit = _CACHE.get(key)
+        if hit is not None and cls is Affine:
+            return hit
+        self = _new(cls)
+        _set(self, "base", base)
+        _set(self, "coeffs", coeffs)
+        _set(self, "varying", varying)
+        _set(self, "is_bottom", base.is_bottom)
+        _set(self, "is_uniform", not varying and not coeffs)
+        _set(self, "_hash", hash(key))
+        _set(self, "_range", None)
+        if cls is Affine:
+            if len(_CACHE) >= _CACHE_LIMIT:
+                _CACHE.clear()
+            _CACHE[key] = self
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.base == other.base and self.coeffs == other.coeffs
+                and self.varying == other.varying)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return (type(self), (self.base, self.coeffs, self.varying))
 
     # ---------------------------------------------------------------- constructors
     @classmethod
@@ -117,14 +176,8 @@ class Affine:
     def is_top(self) -> bool:
         return self.varying
 
-    @property
-    def is_bottom(self) -> bool:
-        return self.base.is_bottom
-
-    @property
-    def is_uniform(self) -> bool:
-        """Same value in every lane of a warp (vacuously true for bottom)."""
-        return not self.varying and not self.coeffs
+    # ``is_bottom`` and ``is_uniform`` (same value in every lane of a warp, vacuously true
+    # for bottom) are computed at construction.
 
     def coeff(self, name: str) -> SI:
         """The set of possible (uniform) coefficients of an index; 0 when absent."""
@@ -138,9 +191,15 @@ class Affine:
         """All values the form takes over the threads in ``bounds`` (integers, unwrapped)."""
         if self.varying:
             return SI.top()
+        if not self.coeffs:
+            return self.base
+        last = self._range
+        if last is not None and last[0] is bounds:
+            return last[1]
         out = self.base
         for name, c in self.coeffs:
             out = out.math_add(c.math_mul(bounds.of(name)))
+        _set(self, "_range", (bounds, out))
         return out
 
     def evaluate(self, tid: tuple[int, int, int], laneid: int) -> SI:

@@ -26,18 +26,57 @@ def _tz(x: int) -> int:
     return MAX_BITS if x == 0 else min((x & -x).bit_length() - 1, MAX_BITS)
 
 
-@dataclass(frozen=True, slots=True)
+_CACHE: dict[tuple, "Congruence"] = {}  # interning: (bits, residue) -> instance
+_new = object.__new__
+_set = object.__setattr__
+
+
+@dataclass(frozen=True, init=False, eq=False)
 class Congruence:
-    """``{x : x = residue (mod 2^bits)}``; ``bits = -1`` is bottom; ``0 <= residue < 2^bits``."""
+    """``{x : x = residue (mod 2^bits)}``; ``bits = -1`` is bottom; ``0 <= residue < 2^bits``.
+
+    ``Congruence(bits, residue=0)`` normalises its arguments; instances are interned.
+    """
+
+    __slots__ = ("bits", "residue", "_hash")
 
     bits: int
-    residue: int = 0
+    residue: int
 
-    def __post_init__(self) -> None:
-        bits = max(-1, min(self.bits, MAX_BITS))
-        residue = 0 if bits <= 0 else self.residue % (1 << bits)
-        object.__setattr__(self, "bits", bits)
-        object.__setattr__(self, "residue", residue)
+    def __new__(cls, bits: int, residue: int = 0) -> Congruence:
+        key = (bits, residue)
+        hit = _CACHE.get(key)
+        if hit is not None and cls is Congruence:
+            return hit
+        b = max(-1, min(bits, MAX_BITS))
+        r = 0 if b <= 0 else residue % (1 << b)
+        norm = (b, r)
+        out = _CACHE.get(norm) if cls is Congruence else None
+        if out is None:
+            out = _new(cls)
+            _set(out, "bits", b)
+            _set(out, "residue", r)
+            _set(out, "_hash", hash(norm))
+            if cls is Congruence:
+                if len(_CACHE) > 1 << 16:
+                    _CACHE.clear()
+                _CACHE[norm] = out
+        if cls is Congruence:
+            _CACHE[key] = out
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.bits == other.bits and self.residue == other.residue
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return (type(self), (self.bits, self.residue))
 
     # ---------------------------------------------------------------- constructors
     @classmethod

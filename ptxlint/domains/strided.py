@@ -61,17 +61,41 @@ def _min_hi(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else min(a, b)
 
 
-@dataclass(frozen=True, slots=True)
+#: Interning table: constructor arguments (raw or normal) -> the normal instance. Equal sets
+#: then usually are the same object, which makes ``is`` the common case of ``==`` for the
+#: interpreter's joins and comparisons. Only a speed-up: equality never relies on it.
+_CACHE: dict[tuple, "StridedInterval"] = {}
+#: The table is emptied when it grows past this many entries (bounded memory).
+_CACHE_LIMIT = 1 << 18
+_new = object.__new__
+_set = object.__setattr__
+
+
+@dataclass(frozen=True, init=False, eq=False)
 class StridedInterval(ArithmeticOps, BitwiseOps):
-    """A strided set of integers; see the module docstring for the normal form."""
+    """A strided set of integers; see the module docstring for the normal form.
+
+    ``StridedInterval(lo, hi, stride, residue=0)`` normalises its arguments. Instances are
+    interned (equal arguments give the same object while the table holds it), and the
+    flags ``is_bottom``, ``is_top``, ``is_singleton`` and ``is_finite`` are computed once,
+    at construction.
+    """
+
+    __slots__ = ("lo", "hi", "stride", "residue", "is_bottom", "is_top", "is_singleton",
+                 "is_finite", "_anchor", "_hash")
 
     lo: int | None
     hi: int | None
     stride: int
-    residue: int = 0
+    residue: int
 
-    def __post_init__(self) -> None:
-        lo, hi, s, r = self.lo, self.hi, self.stride, self.residue
+    def __new__(cls, lo: int | None, hi: int | None, stride: int,
+                residue: int = 0) -> StridedInterval:
+        key = (lo, hi, stride, residue)
+        hit = _CACHE.get(key)
+        if hit is not None and cls is StridedInterval:
+            return hit
+        s, r = stride, residue
         if s < 0:
             raise ValueError("stride must be >= 0")
         if lo is not None and hi is not None and lo > hi:
@@ -90,20 +114,74 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
                 lo, hi, s, r = (lo, hi, 0, 0) if lo == hi else (1, 0, 0, 0)
             elif s == 1:
                 r = 0
-        for name, value in (("lo", lo), ("hi", hi), ("stride", s), ("residue", r)):
-            object.__setattr__(self, name, value)
+        if cls is not StridedInterval:
+            return cls._build(lo, hi, s, r)
+        out = cls._make(lo, hi, s, r)
+        _CACHE[key] = out
+        return out
+
+    @classmethod
+    def _make(cls, lo: int | None, hi: int | None, stride: int,
+              residue: int) -> StridedInterval:
+        """The instance for fields the caller guarantees to be in normal form."""
+        key = (lo, hi, stride, residue)
+        hit = _CACHE.get(key)
+        if hit is not None and cls is StridedInterval:
+            return hit
+        out = cls._build(lo, hi, stride, residue)
+        if cls is StridedInterval:
+            if len(_CACHE) >= _CACHE_LIMIT:
+                _CACHE.clear()
+            _CACHE[key] = out
+        return out
+
+    @classmethod
+    def _build(cls, lo, hi, stride, residue) -> StridedInterval:
+        self = _new(cls)
+        _set(self, "lo", lo)
+        _set(self, "hi", hi)
+        _set(self, "stride", stride)
+        _set(self, "residue", residue)
+        finite = lo is not None and hi is not None
+        bottom = finite and lo > hi
+        _set(self, "is_bottom", bottom)
+        _set(self, "is_top", lo is None and hi is None and stride == 1)
+        _set(self, "is_singleton", stride == 0 and not bottom)
+        _set(self, "is_finite", finite)
+        _set(self, "_anchor", None if bottom else
+             lo if lo is not None else hi if hi is not None else residue)
+        _set(self, "_hash", hash((lo, hi, stride, residue)))
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.lo == other.lo and self.hi == other.hi and self.stride == other.stride
+                and self.residue == other.residue)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return (type(self), (self.lo, self.hi, self.stride, self.residue))
 
     # ---------------------------------------------------------------- constructors
     @classmethod
     def bottom(cls) -> StridedInterval:
-        return cls(1, 0, 0)
+        return _BOTTOM if cls is StridedInterval else cls(1, 0, 0)
 
     @classmethod
     def top(cls) -> StridedInterval:
-        return cls(None, None, 1)
+        return _TOP if cls is StridedInterval else cls(None, None, 1)
 
     @classmethod
     def const(cls, x: int) -> StridedInterval:
+        if cls is StridedInterval:
+            hit = _CACHE.get((x, x, 0, 0))
+            if hit is not None:
+                return hit
         return cls(x, x, 0)
 
     @classmethod
@@ -127,31 +205,23 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
     @classmethod
     def hull(cls, values: Iterable[int]) -> StridedInterval:
         """The smallest strided interval containing ``values`` (bottom if empty)."""
-        vals = sorted(set(values))
-        if not vals:
+        it = iter(values)
+        for first in it:
+            break
+        else:
             return cls.bottom()
+        lo = hi = first
         step = 0
-        for v in vals[1:]:
-            step = gcd(step, v - vals[0])
-        return cls(vals[0], vals[-1], step, vals[0])
+        for v in it:
+            if v < lo:
+                lo = v
+            elif v > hi:
+                hi = v
+            if step != 1:
+                step = gcd(step, v - first)
+        return cls(lo, hi, step, first)
 
     # ---------------------------------------------------------------- queries
-    @property
-    def is_bottom(self) -> bool:
-        return self.lo is not None and self.hi is not None and self.lo > self.hi
-
-    @property
-    def is_top(self) -> bool:
-        return self.lo is None and self.hi is None and self.stride == 1
-
-    @property
-    def is_singleton(self) -> bool:
-        return self.stride == 0 and not self.is_bottom
-
-    @property
-    def is_finite(self) -> bool:
-        return self.lo is not None and self.hi is not None
-
     def singleton(self) -> int | None:
         """The one element, or None when there are zero or several."""
         return self.lo if self.is_singleton else None
@@ -159,7 +229,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
     def anchor(self) -> int:
         """Some element (lo, else hi, else the residue): the base of stride arithmetic."""
         assert not self.is_bottom
-        return self.lo if self.lo is not None else self.hi if self.hi is not None else self.residue
+        return self._anchor
 
     def size(self) -> int | None:
         """Number of elements; None when infinite."""
@@ -423,3 +493,7 @@ def _canonical_op(op: str, signed: bool) -> tuple[str, bool]:
     if op not in _OPS:
         raise ValueError(f"unknown comparison {op!r}")
     return op, signed
+
+
+_BOTTOM = StridedInterval(1, 0, 0)
+_TOP = StridedInterval(None, None, 1)

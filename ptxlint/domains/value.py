@@ -32,12 +32,61 @@ from .strided import StridedInterval as SI
 _TOP_SI = SI.top()
 
 
-@dataclass(frozen=True, slots=True)
+#: Interning table: (si, aff, cong, region) -> the instance, so that equal values built
+#: independently (a block interpreted again) are usually the same object and the state's
+#: joins and comparisons stop at ``is``. Only a speed-up: equality never relies on it.
+_CACHE: dict[tuple, "Value"] = {}
+_CACHE_LIMIT = 1 << 17
+_new = object.__new__
+_set = object.__setattr__
+
+
+@dataclass(frozen=True, init=False, eq=False)
 class Value:
+    """``Value(si, aff, cong, region=None)``; ``is_bottom`` and ``is_top`` are computed
+    at construction, ``reduce`` remembers its last answer."""
+
+    __slots__ = ("si", "aff", "cong", "region", "is_bottom", "is_top", "_hash", "_reduced")
+
     si: SI
     aff: Affine
     cong: Congruence
-    region: Region | None = None
+    region: Region | None
+
+    def __new__(cls, si: SI, aff: Affine, cong: Congruence,
+                region: Region | None = None) -> "Value":
+        key = (si, aff, cong, region)
+        hit = _CACHE.get(key)
+        if hit is not None and cls is Value:
+            return hit
+        self = _new(cls)
+        _set(self, "si", si)
+        _set(self, "aff", aff)
+        _set(self, "cong", cong)
+        _set(self, "region", region)
+        _set(self, "is_bottom", si.is_bottom or aff.is_bottom or cong.is_bottom)
+        _set(self, "is_top", si.is_top and aff.varying and cong.bits == 0 and region is None)
+        _set(self, "_hash", hash(key))
+        _set(self, "_reduced", None)
+        if cls is Value:
+            if len(_CACHE) >= _CACHE_LIMIT:
+                _CACHE.clear()
+            _CACHE[key] = self
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.si == other.si and self.aff == other.aff and self.cong == other.cong
+                and self.region == other.region)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return (type(self), (self.si, self.aff, self.cong, self.region))
 
     # ---------------------------------------------------------------- constructors
     @staticmethod
@@ -72,13 +121,8 @@ class Value:
         return Value(SI.const(0), Affine.const(0), Congruence.const(0), region)
 
     # ---------------------------------------------------------------- queries
-    @property
-    def is_bottom(self) -> bool:
-        return self.si.is_bottom or self.aff.is_bottom or self.cong.is_bottom
-
-    @property
-    def is_top(self) -> bool:
-        return self.si.is_top and self.aff.is_top and self.cong.is_top and self.region is None
+    # ``is_bottom`` (some component is empty) and ``is_top`` (nothing known, no region)
+    # are computed at construction.
 
     @property
     def is_uniform(self) -> bool:
@@ -99,7 +143,7 @@ class Value:
 
     # ---------------------------------------------------------------- lattice
     def leq(self, other: "Value") -> bool:
-        if self.is_bottom:
+        if self is other or self.is_bottom:
             return True
         if other.is_bottom:
             return False
@@ -174,6 +218,14 @@ class Value:
                      self.cong, self.region)
 
     def reduce(self, bounds: ThreadBounds = HARDWARE) -> "Value":
+        last = self._reduced
+        if last is not None and last[0] is bounds:
+            return last[1]
+        out = self._reduce(bounds)
+        _set(self, "_reduced", (bounds, out))
+        return out
+
+    def _reduce(self, bounds: ThreadBounds) -> "Value":
         si, aff, cong = self.si, self.aff, self.cong
         if si.is_bottom or aff.is_bottom or cong.is_bottom:
             return BOTTOM

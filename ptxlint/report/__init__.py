@@ -1,1 +1,107 @@
-"""Reporters: pure functions from diagnostics to text."""
+"""Reporters: pure functions from diagnostics (and the source texts the front end read)
+to text. `catalog()` lists every id a diagnostic can carry, the registered rules and
+the diagnostics the tool itself emits, for `--list-rules`, `--explain`, SARIF rule
+metadata and the LSP's links to rule docs."""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+from ..diagnostics import Severity
+
+INTERNAL_ERROR = "internal-error"
+CONFIG_ERROR = "config-error"
+DOCS_DIR = "docs/rules"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    id: str
+    name: str  # PascalCase, for SARIF's `name`
+    severity: Severity  # the default severity
+    stage: str  # "stable", "preview", ... or "built-in"
+    summary: str
+    doc: str
+
+    @property
+    def doc_path(self) -> str:
+        """The rule's page relative to the repository root."""
+        return f"{DOCS_DIR}/{self.id}.md"
+
+
+_BUILTIN = {
+    "parse-error": (Severity.ERROR, """\
+        The file is not valid PTX, or cannot be read.
+
+        ## What it does
+        Reports the first problem of each statement the parser rejects (syntax, an
+        undeclared register or label, an unbalanced brace) with its line and column.
+        The rest of the file is still parsed, but no rule runs on a file that does not
+        parse, and the exit status is 2."""),
+    "launch-config": (Severity.ERROR, """\
+        The launch configuration does not fit the kernel.
+
+        ## What it does
+        Reports a `--param`/`--extent` naming a parameter the kernel does not have, a
+        value that does not fit the parameter's type, or a buffer size given to a
+        parameter that cannot be a pointer. The kernel is not analysed; the exit
+        status is 2."""),
+    CONFIG_ERROR: (Severity.ERROR, """\
+        The configuration file (`[tool.ptxlint]`) is invalid.
+
+        ## What it does
+        Reports TOML syntax errors, unknown keys and values of the wrong type in the
+        `pyproject.toml` or `ptxlint.toml` that governs a file. The files it governs
+        are not analysed; the exit status is 2."""),
+    INTERNAL_ERROR: (Severity.ERROR, """\
+        ptxlint failed on this file.
+
+        ## What it does
+        An unexpected exception in the analyser is reported as a diagnostic on the
+        file (the other files are still analysed) and the exit status is 2. Please
+        report it with the file; `PTXLINT_DEBUG=1` shows the traceback."""),
+    "analysis-incomplete": (Severity.NOTE, """\
+        The analysis of a kernel stopped at its time budget.
+
+        ## What it does
+        No findings are reported for that kernel. Raise `--time-budget` (or
+        `time-budget` in the configuration) to analyse it fully."""),
+    "unmodelled-instruction": (Severity.NOTE, """\
+        An instruction whose semantics ptxlint does not model.
+
+        ## What it does
+        Its destinations are treated as unknown: the analysis stays sound, but the
+        findings that depend on them may be less precise."""),
+}
+
+
+def pascal_name(rule_id: str) -> str:
+    return "".join(part.capitalize() for part in rule_id.split("-"))
+
+
+def catalog() -> list[RuleInfo]:
+    """Every rule, registered and built in, sorted by id."""
+    from ..rules.base import load_rules  # noqa: PLC0415  (imports every rule: not at startup)
+
+    out = {rule_id: RuleInfo(rule_id, cls.__name__, cls.severity, cls.stage,
+                             cls.summary(), cls.doc())
+           for rule_id, cls in load_rules().items()}
+    for rule_id, (severity, doc) in _BUILTIN.items():
+        if rule_id not in out:
+            text = inspect.cleandoc(doc)
+            out[rule_id] = RuleInfo(rule_id, pascal_name(rule_id), severity, "built-in",
+                                    text.splitlines()[0], text)
+    return [out[k] for k in sorted(out)]
+
+
+def rule_info(rule_id: str) -> RuleInfo | None:
+    """The entry for an id or one of its old names."""
+    from ..rules.base import canonical  # noqa: PLC0415
+
+    rules = catalog()  # fills the alias table
+    wanted = canonical(rule_id)
+    return next((r for r in rules if r.id == wanted), None)
+
+
+__all__ = ["RuleInfo", "catalog", "rule_info", "pascal_name", "INTERNAL_ERROR", "CONFIG_ERROR",
+           "DOCS_DIR"]

@@ -1,4 +1,7 @@
-"""`file:line:col: severity: message [rule-id]`, one per line (gcc/clang style)."""
+"""`file:line:col: severity: message [rule-id]`, one line per diagnostic: the format
+VS Code problem matchers, vim's quickfix (`errorformat=%f:%l:%c: %m`) and Emacs
+compile-mode already understand. A diagnostic without a position (an unreadable file)
+is `file: severity: message [rule-id]`."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -6,6 +9,14 @@ from collections.abc import Iterable
 from ..diagnostics import Diagnostic
 
 
+def line(d: Diagnostic) -> str:
+    where = f"{d.file}:{d.line}:{d.column}" if d.span is not None else d.file
+    message = " ".join(d.message.split("\n"))
+    return f"{where}: {d.severity}: {message} [{d.rule}]"
+
+
 def render(diagnostics: Iterable[Diagnostic]) -> str:
-    return "".join(f"{d.file}:{d.line}:{d.column}: {d.severity}: {d.message} [{d.rule}]\n"
-                   for d in sorted(diagnostics, key=Diagnostic.sort_key))
+    return "".join(line(d) + "\n" for d in sorted(diagnostics, key=Diagnostic.sort_key))
+
+
+__all__ = ["render", "line"]

@@ -1,8 +1,12 @@
-"""The JSON report: `{"version": 1, "tool": {...}, "diagnostics": [...]}` (docs/json-format.md)."""
+"""The JSON report (schema in docs/json-format.md; version 1 is stable: fields may be
+added, none renamed or removed without a new version)."""
 from __future__ import annotations
 
+import enum
 import json
+import math
 from collections.abc import Iterable
+from typing import Any
 
 from .. import __version__
 from ..diagnostics import Diagnostic
@@ -10,10 +14,44 @@ from ..diagnostics import Diagnostic
 SCHEMA_VERSION = 1
 
 
-def render(diagnostics: Iterable[Diagnostic]) -> str:
-    doc = {
+def diagnostic(d: Diagnostic) -> dict[str, Any]:
+    """One entry of `diagnostics`: `Diagnostic.to_json` plus the label, notes and help."""
+    out = d.to_json()
+    out["details"] = jsonable(out["details"])
+    out["label"] = d.label
+    out["notes"] = list(d.notes)
+    out["help"] = d.help
+    return out
+
+
+def document(diagnostics: Iterable[Diagnostic]) -> dict[str, Any]:
+    return {
         "version": SCHEMA_VERSION,
         "tool": {"name": "ptxlint", "version": __version__},
-        "diagnostics": [d.to_json() for d in sorted(diagnostics, key=Diagnostic.sort_key)],
+        "diagnostics": [diagnostic(d) for d in sorted(diagnostics, key=Diagnostic.sort_key)],
     }
-    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+
+
+def render(diagnostics: Iterable[Diagnostic]) -> str:
+    return json.dumps(document(diagnostics), indent=2, allow_nan=False) + "\n"
+
+
+def jsonable(value: Any) -> Any:
+    """`details` as plain JSON: sets become sorted lists, tuples lists, enums their
+    names, non-finite floats strings, anything else its `str`."""
+    if isinstance(value, enum.Enum):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((jsonable(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return str(value)
+
+
+__all__ = ["render", "document", "diagnostic", "jsonable", "SCHEMA_VERSION"]

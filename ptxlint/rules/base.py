@@ -81,7 +81,8 @@ class Rule:
             name = rc.module.files.get(where.loc.file)
             if name is not None:
                 cuda = CudaLocation(name, where.loc.line, where.loc.column)
-        return Diagnostic(self.id, severity or self.severity, message, rc.module.path, span,
+        return Diagnostic(self.id, self.severity if severity is None else severity, message,
+                          rc.module.path, span,
                           kernel=rc.function.name, certainty=certainty, label=label,
                           notes=tuple(notes), help=help, details=dict(details or {}),
                           cuda=cuda)

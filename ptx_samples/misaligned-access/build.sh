@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Regenerates the nvcc-built samples of this directory (CUDA 13.0 nvcc) and annotates
+# them with ../uncoalesced-access/annotate.py: it copies each source's `// ptxlint:`
+# header and the CUDA text into the PTX and turns its `// ptx-expect:` lines into
+# `// expect:` annotations (it fails when a pattern no longer matches: review the new
+# PTX then). shared_pair.*.ptx are hand-written.
+set -euo pipefail
+cd "$(dirname "$0")"
+annotate=(python3 ../uncoalesced-access/annotate.py)
+
+for name in vec4_offset double_from_int float2_param_offset; do
+    for kind in bad ok; do
+        nvcc -arch=sm_80 -ptx -lineinfo -o "$name.$kind.ptx" "$name.$kind.cu"
+        "${annotate[@]}" "$name.$kind.cu" "$name.$kind.ptx"
+    done
+done

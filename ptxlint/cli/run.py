@@ -1,0 +1,391 @@
+"""The command line's work: one job per file (its text, its configuration), run in
+order or in worker processes, then one report for all of them. Results keep the input
+order whatever finishes first, so `-j N` prints exactly what `-j 1` prints."""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import sys
+import traceback
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import config
+from ..diagnostics import CudaLocation, Diagnostic, Severity
+from ..ir.build import PARSE_ERROR
+from ..launch import LaunchConfig, parse_dims
+from ..lint import LintOptions
+from ..report import CONFIG_ERROR, INTERNAL_ERROR, catalog, rule_info
+from . import UsageError
+
+STDIN = "<stdin>"
+FAILURES = frozenset({PARSE_ERROR, "launch-config", CONFIG_ERROR, INTERNAL_ERROR})
+MAX_CUDA_BYTES = 4 << 20  # a CUDA file larger than this is not quoted
+
+
+@dataclass
+class Job:
+    path: str  # as reports show it
+    file: str | None  # where to read it; None: `text` is standard input
+    text: str | None = None
+    options: LintOptions | None = None  # None: `failure` says why it is not analysed
+    parse_only: bool = False
+    minimum: Severity = Severity.NOTE
+    failure: Diagnostic | None = None
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic]
+    text: str | None = None
+    entries: tuple[str, ...] = field(default=())
+
+
+# ---------------------------------------------------------------- jobs
+def make_jobs(args: argparse.Namespace) -> list[Job]:
+    overrides = config.Overrides(
+        arch=args.arch, enable=_rules(args.enable) or None, disable=_rules(args.disable),
+        time_budget=_positive(args.time_budget, "--time-budget"),
+        kernels=tuple(args.kernel), launch=launch_from_args(args))
+    stdin = sys.stdin.read() if "-" in args.files else None
+    jobs = []
+    settings: dict[str, tuple] = {}  # directory -> (options, minimum) or (None, failure)
+    for path in expand(args.files):
+        job = Job(STDIN if path == "-" else path, None if path == "-" else path,
+                  stdin if path == "-" else None, parse_only=args.parse_only)
+        directory = os.getcwd() if path == "-" else os.path.dirname(os.path.abspath(path))
+        if directory not in settings:
+            settings[directory] = _settings(path, overrides, args.severity)
+        options, extra = settings[directory]
+        if options is None:
+            job.failure = extra
+        else:
+            job.options, job.minimum = options, extra
+        jobs.append(job)
+    return jobs
+
+
+def _settings(path: str, overrides: config.Overrides, severity: str | None) -> tuple:
+    """(options, minimum severity) for files in `path`'s directory, or (None, the
+    config-error diagnostic)."""
+    try:
+        cfg = config.for_file(path)
+    except config.ConfigError as exc:
+        return None, config_error(exc)
+    minimum = severity or (str(cfg.severity) if cfg.severity else "note")
+    return config.options(cfg, overrides), Severity[minimum.upper()]
+
+
+def expand(paths: Iterable[str]) -> Iterator[str]:
+    """Files as given; a directory stands for the `.ptx` files under it."""
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            yield from sorted(str(p) for p in Path(path).rglob("*.ptx") if p.is_file())
+        else:
+            yield path
+
+
+def launch_from_args(args: argparse.Namespace) -> LaunchConfig | None:
+    if not (args.block or args.grid or args.dynamic_smem or args.param or args.extent):
+        return None
+    try:
+        return LaunchConfig(
+            block=parse_dims(args.block) if args.block else None,
+            grid=parse_dims(args.grid) if args.grid else None,
+            dynamic_smem=int(args.dynamic_smem, 0) if args.dynamic_smem else None,
+            params=_pairs(args.param, "--param", integer=False),
+            extents=_pairs(args.extent, "--extent", integer=True))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _pairs(items: list[str], option: str, integer: bool) -> dict:
+    out: dict = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key or not value.strip():
+            raise ValueError(f"{option} expects NAME_OR_INDEX=VALUE, got '{item}'")
+        try:
+            number: int | float = int(value, 0)
+        except ValueError:
+            if integer:
+                raise ValueError(f"{option} {key}: '{value}' is not a whole number") from None
+            try:
+                number = float(value)
+            except ValueError:
+                raise ValueError(f"{option} {key}: '{value}' is not a number") from None
+        out[int(key) if key.isdigit() else key] = number
+    return out
+
+
+def _positive(value: float | None, option: str) -> float | None:
+    if value is not None and value <= 0:
+        raise UsageError(f"{option} must be positive")
+    return value
+
+
+def _rules(values: list[str]) -> tuple[str, ...]:
+    names = tuple(r.strip() for v in values for r in v.split(",") if r.strip())
+    if names:
+        try:
+            from ..rules.base import ALIASES  # noqa: PLC0415
+
+            known = {r.id for r in catalog()} | set(ALIASES)
+        except Exception:  # a rule module that does not import: each file reports it
+            return names
+        for name in names:
+            if name not in known:
+                raise UsageError(f"unknown rule '{name}' (see --list-rules)")
+    return names
+
+
+def config_error(exc: config.ConfigError) -> Diagnostic:
+    from ..source import Span  # noqa: PLC0415
+
+    span = Span(0, 0, exc.line, 1, exc.line, 1) if exc.line else None
+    return Diagnostic(CONFIG_ERROR, Severity.ERROR, exc.message, str(exc.path), span)
+
+
+# ---------------------------------------------------------------- running
+def lint_job(job: Job) -> FileResult:
+    """One file, never raising: failures become diagnostics."""
+    if job.failure is not None:
+        return FileResult(job.path, [job.failure])
+    try:
+        text = job.text if job.file is None else _read(job.file)
+    except OSError as exc:
+        return FileResult(job.path, [Diagnostic(
+            PARSE_ERROR, Severity.ERROR, f"cannot read file: {exc.strerror or exc}",
+            job.path, None)])
+    try:
+        return _lint(job, text or "")
+    except Exception as exc:  # noqa: BLE001  (reported, never a traceback)
+        if os.environ.get("PTXLINT_DEBUG"):
+            raise
+        return FileResult(job.path, [internal_error(job.path, exc)], text)
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def _lint(job: Job, text: str) -> FileResult:
+    if job.parse_only:
+        from ..ir.build import parse_module  # noqa: PLC0415
+        from ..rules import unmodelled  # noqa: PLC0415
+
+        parsed = parse_module(text, job.path)
+        diagnostics = list(parsed.diagnostics)
+        if parsed.ok:
+            diagnostics.extend(unmodelled.check(parsed.module))
+        module = parsed.module
+    else:
+        from ..lint import lint_text  # noqa: PLC0415
+
+        report = lint_text(text, job.path, job.options)
+        diagnostics, module = report.diagnostics, report.module
+    entries = tuple(f.name for f in module.entries) if module is not None else ()
+    return FileResult(job.path, diagnostics, text, entries)
+
+
+def internal_error(path: str, exc: BaseException) -> Diagnostic:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    return Diagnostic(INTERNAL_ERROR, Severity.ERROR,
+                      f"internal error: {type(exc).__name__}: {exc}", path, None,
+                      help="please report this with the file; PTXLINT_DEBUG=1 shows "
+                           "the traceback",
+                      details={"exception": type(exc).__name__, "where": where})
+
+
+def run_jobs(jobs: list[Job], workers: int, progress: bool = False) -> list[FileResult]:
+    workers = min(workers, len(jobs))
+    if workers <= 1:
+        return _collect(map(lint_job, jobs), jobs, progress)
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        futures = [pool.submit(lint_job, job) for job in jobs]  # workers fork here,
+        return _collect((_outcome(f, j) for f, j in zip(futures, jobs)), jobs, progress)
+    finally:  # before any progress thread starts
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _outcome(future: Future, job: Job) -> FileResult:
+    try:
+        return future.result()
+    except Exception as exc:  # noqa: BLE001  (a worker died or a result did not pickle)
+        return FileResult(job.path, [internal_error(job.path, exc)])
+
+
+def _collect(results: Iterable[FileResult], jobs: list[Job], progress: bool) -> list[FileResult]:
+    if not progress:
+        return list(results)
+    from rich.console import Console  # noqa: PLC0415
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
+        TimeElapsedColumn  # noqa: PLC0415
+
+    out: list[FileResult] = []
+    columns = (TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
+        task = bar.add_task(jobs[0].path, total=len(jobs))
+        for i, result in enumerate(results):
+            out.append(result)
+            bar.update(task, advance=1, description=jobs[min(i + 1, len(jobs) - 1)].path)
+    return out
+
+
+# ---------------------------------------------------------------- the report
+@dataclass
+class Outcome:
+    text: str | None  # None: already printed on the terminal
+    errors: list[str]
+    exit_code: int
+
+
+def report(args: argparse.Namespace, jobs: list[Job], results: list[FileResult],
+           seconds: float) -> Outcome:
+    shown, hidden = [], 0
+    seen = set()
+    for job, result in zip(jobs, results):
+        for d in result.diagnostics:
+            key = (d.rule, d.file, d.line, d.column, d.message)
+            if key in seen:  # a broken configuration is reported once, not per file
+                continue
+            seen.add(key)
+            if d.severity >= job.minimum or d.rule in FAILURES:
+                shown.append(d)
+            else:
+                hidden += 1
+    fmt = args.format or _configured_format(jobs) or "text"
+    text = render(fmt, shown, results, len(jobs), seconds, hidden, args)
+    code = 2 if any(d.rule in FAILURES for d in shown) else \
+        1 if any(d.severity >= Severity.WARNING for d in shown) else 0
+    errors = []
+    if args.kernel and not _kernel_matched(args.kernel, results):
+        errors.append(f"no kernel matches --kernel {' '.join(args.kernel)}")
+        code = 2
+    return Outcome(text, errors, code)
+
+
+def _configured_format(jobs: list[Job]) -> str | None:
+    try:
+        here = config.for_file(os.getcwd())
+    except config.ConfigError:
+        here = config.Config()
+    if here.format:
+        return here.format
+    first = next((j.file for j in jobs if j.file), None)
+    try:
+        return config.for_file(first).format if first else None
+    except config.ConfigError:
+        return None
+
+
+def _kernel_matched(patterns: list[str], results: list[FileResult]) -> bool:
+    parsed = [r for r in results if r.entries]
+    return not parsed or any(fnmatch.fnmatchcase(e, k) for r in parsed for e in r.entries
+                             for k in patterns)
+
+
+def render(fmt: str, shown: list[Diagnostic], results: list[FileResult], files: int,
+           seconds: float, hidden: int, args: argparse.Namespace) -> str | None:
+    """The report as text, or None when it was printed to the terminal directly."""
+    if fmt == "gcc":
+        from ..report import gcc  # noqa: PLC0415
+
+        return gcc.render(shown)
+    if fmt == "json":
+        from ..report import json as json_report  # noqa: PLC0415
+
+        return json_report.render(shown)
+    if fmt == "sarif":
+        from ..report import sarif  # noqa: PLC0415
+
+        return sarif.render(shown, catalog(), root=os.getcwd(),
+                            docs_base=os.environ.get("PTXLINT_DOCS_URL"),
+                            information_uri=project_url())
+    from rich.console import Console  # noqa: PLC0415
+
+    from ..report import text  # noqa: PLC0415
+
+    sources: dict[str, str] = {r.path: r.text for r in results if r.text is not None}
+    sources.update(cuda_sources(shown, {r.path for r in results}))
+    summary = text.Summary(files, seconds, hidden)
+    plain = args.no_color or bool(os.environ.get("NO_COLOR"))
+    if args.output:
+        return text.render(shown, sources, summary)
+    console = Console(file=sys.stdout, color_system=None if plain else "auto",
+                      highlight=False, emoji=False)
+    text.write(console, shown, sources, summary)
+    return None
+
+
+def cuda_path(cuda: CudaLocation, ptx_path: str) -> Path | None:
+    """The CUDA file a `.loc` names: as written, else beside the PTX file (a
+    checkout moved since nvcc wrote the absolute path)."""
+    named = Path(cuda.file)
+    here = Path(ptx_path).parent
+    for candidate in (named, here / named, here / named.name):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def cuda_sources(diagnostics: Iterable[Diagnostic], skip: set[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for d in diagnostics:
+        if d.cuda is None or d.cuda.file in out or d.cuda.file in skip:
+            continue
+        found = cuda_path(d.cuda, d.file)
+        try:
+            if found is not None and found.stat().st_size <= MAX_CUDA_BYTES:
+                out[d.cuda.file] = found.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            pass
+    return out
+
+
+def project_url() -> str | None:
+    """The project's home page from the installed metadata, if it names one."""
+    try:
+        from importlib.metadata import metadata  # noqa: PLC0415
+
+        meta = metadata("ptxlint")
+    except Exception:  # noqa: BLE001  (not installed: run from a checkout)
+        return None
+    for entry in meta.get_all("Project-URL") or []:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in ("homepage", "home", "repository", "source"):
+            return url.strip()
+    return meta.get("Home-page") or None
+
+
+# ---------------------------------------------------------------- information
+def list_rules(fmt: str) -> str:
+    rules = catalog()
+    if fmt == "json":
+        return json.dumps([{"id": r.id, "name": r.name, "severity": str(r.severity),
+                            "stage": r.stage, "summary": r.summary, "doc": r.doc_path}
+                           for r in rules], indent=2) + "\n"
+    width = max(len(r.id) for r in rules)
+    return "".join(f"{r.id:<{width}}  {str(r.severity):<7}  {r.stage:<8}  {r.summary}\n"
+                   for r in rules)
+
+
+def explain(rule_id: str) -> str:
+    info = rule_info(rule_id)
+    if info is None:
+        raise UsageError(f"unknown rule '{rule_id}' (see --list-rules)")
+    return f"{info.id} ({info.severity}, {info.stage})\n\n{info.doc}\n"
+
+
+__all__ = ["Job", "FileResult", "make_jobs", "run_jobs", "lint_job", "report", "list_rules",
+           "explain", "cuda_path", "cuda_sources", "internal_error", "Outcome"]

@@ -1,0 +1,306 @@
+"""Configuration files: `[tool.ptxlint]` in `pyproject.toml`, or `ptxlint.toml` (its
+keys at the top level or under `[tool.ptxlint]`), the nearest one found upward from
+each file; in a directory holding both, `ptxlint.toml` wins. A `pyproject.toml`
+without a `[tool.ptxlint]` table is skipped.
+
+    [tool.ptxlint]
+    arch = "sm_80"
+    disable = ["uniform-branch"]
+    severity = "warning"          # minimum shown
+    format = "text"
+    time-budget = 5.0
+    uncoalesced-ratio = 2.0
+
+    [[tool.ptxlint.launch]]
+    kernel = "transpose_*"        # fnmatch pattern; the first matching table applies
+    block = [32, 8]               # or "32,8" or 256
+    grid = [64, 64]
+    dynamic-smem = 0
+    params = { n = 1024 }         # by name, or by 0-based index: { "2" = 1024 }
+    extents = { in = 4096 }       # bytes a pointer parameter points to
+
+Command-line options override the file: `--arch`, `--severity`, `--format`,
+`--time-budget` replace its values, `--enable` replaces its `enable` list and
+re-enables rules its `disable` list names, `--disable` adds to that list, and launch
+options given on the command line replace the same fields of every `launch` table
+(and apply alone to kernels no table matches).
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import Severity
+from .launch import LaunchConfig, parse_dims
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+FILES = ("ptxlint.toml", "pyproject.toml")
+FORMATS = ("text", "gcc", "json", "sarif")
+SEVERITIES = {str(s): s for s in Severity}
+KEYS = ("arch", "enable", "disable", "severity", "format", "time-budget",
+        "uncoalesced-ratio", "launch")
+LAUNCH_KEYS = ("kernel", "block", "grid", "dynamic-smem", "params", "extents")
+
+
+class ConfigError(ValueError):
+    """An invalid configuration file; `line` is 1-based when known."""
+
+    def __init__(self, path: Path, message: str, line: int | None = None):
+        super().__init__(message)
+        self.path, self.message, self.line = path, message, line
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else str(self.path)
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings of one configuration file (all unset without one)."""
+
+    path: Path | None = None
+    arch: str | None = None
+    enable: tuple[str, ...] | None = None
+    disable: tuple[str, ...] = ()
+    severity: Severity | None = None
+    format: str | None = None
+    time_budget: float | None = None
+    rule_options: dict[str, Any] = field(default_factory=dict)
+    launches: tuple[tuple[str, LaunchConfig], ...] = ()
+
+
+def find(start: Path) -> Path | None:
+    """The nearest configuration file in `start` (a directory) or above it."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        for name in FILES:
+            candidate = directory / name
+            if candidate.is_file() and (name != "pyproject.toml" or _has_table(candidate)):
+                return candidate
+    return None
+
+
+def _has_table(path: Path) -> bool:
+    try:
+        return re.search(r"^\s*\[\[?\s*tool\.ptxlint\b", path.read_text(errors="replace"),
+                         re.MULTILINE) is not None
+    except OSError:
+        return False
+
+
+def for_file(path: str | Path) -> Config:
+    """The configuration governing `path` (`-` or a non-file: the current directory)."""
+    if str(path) in ("-", ""):
+        directory = Path.cwd()
+    else:
+        p = Path(path)
+        directory = p if p.is_dir() else p.parent
+    found = find(directory)
+    return load(found) if found else Config()
+
+
+def load(path: Path) -> Config:
+    """Read and check one file (cached until it changes)."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from None
+    return _load(path.resolve(), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _load(path: Path, mtime: int, size: int) -> Config:
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, f"invalid TOML: {exc}", _error_line(str(exc), path)) from None
+    table = doc.get("tool", {}).get("ptxlint")
+    if table is None:
+        table = {} if path.name == "pyproject.toml" else doc
+    if not isinstance(table, dict):
+        raise ConfigError(path, "[tool.ptxlint] must be a table")
+    return parse(table, path)
+
+
+def _error_line(message: str, path: Path) -> int | None:
+    m = re.search(r"\(at line (\d+)", message)
+    if m:
+        return int(m.group(1))
+    if "(at end of document)" in message:
+        try:
+            return max(1, len(path.read_text(encoding="utf-8").splitlines()))
+        except OSError:
+            return None
+    return None
+
+
+def parse(table: dict[str, Any], path: Path) -> Config:
+    """A `[tool.ptxlint]` table, checked key by key."""
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise ConfigError(path, f"unknown key '{unknown[0]}' (known: {', '.join(KEYS)})")
+    get = _Getter(table, path, "[tool.ptxlint]")
+    severity = get.choice("severity", tuple(SEVERITIES))
+    budget = get.number("time-budget")
+    ratio = get.number("uncoalesced-ratio")
+    if budget is not None and budget <= 0:
+        raise ConfigError(path, "time-budget must be positive")
+    launches = table.get("launch", [])
+    if not isinstance(launches, list) or not all(isinstance(t, dict) for t in launches):
+        raise ConfigError(path, "launch must be an array of tables ([[tool.ptxlint.launch]])")
+    return Config(
+        path=path, arch=get.string("arch"), enable=get.strings("enable"),
+        disable=get.strings("disable") or (), severity=SEVERITIES[severity] if severity else None,
+        format=get.choice("format", FORMATS), time_budget=budget,
+        rule_options={"uncoalesced_ratio": ratio} if ratio is not None else {},
+        launches=tuple(_launch(t, path, i + 1) for i, t in enumerate(launches)))
+
+
+def _launch(table: dict[str, Any], path: Path, number: int) -> tuple[str, LaunchConfig]:
+    where = f"launch table #{number}"
+    unknown = sorted(set(table) - set(LAUNCH_KEYS))
+    if unknown:
+        raise ConfigError(path, f"{where}: unknown key '{unknown[0]}' "
+                                f"(known: {', '.join(LAUNCH_KEYS)})")
+    get = _Getter(table, path, where)
+    pattern = get.string("kernel") or "*"
+    try:
+        smem = get.number("dynamic-smem")
+        return pattern, LaunchConfig(
+            block=_dims(table.get("block")), grid=_dims(table.get("grid")),
+            dynamic_smem=int(smem) if smem is not None else None,
+            params=_keyed(get.table("params")), extents=_keyed(get.table("extents")))
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(path, f"{where} (kernel '{pattern}'): {exc}") from None
+
+
+def _dims(value: Any) -> tuple[int, int, int] | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"expected dimensions like [32, 8] or \"32,8\", got {value!r}")
+    if isinstance(value, int):
+        return parse_dims(str(value))
+    if isinstance(value, str):
+        return parse_dims(value)
+    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
+                                       for v in value):
+        return parse_dims(",".join(map(str, value)))
+    raise ValueError(f"expected dimensions like [32, 8] or \"32,8\", got {value!r}")
+
+
+def _keyed(table: dict[str, Any]) -> dict[str | int, Any]:
+    """Parameter keys: a name, or a 0-based index written as a string ("2")."""
+    out: dict[str | int, Any] = {}
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"the value of '{key}' must be a number, not {value!r}")
+        out[int(key) if key.isdigit() else key] = value
+    return out
+
+
+class _Getter:
+    """Typed access to one table's keys, with errors naming the key."""
+
+    def __init__(self, table: dict[str, Any], path: Path, where: str):
+        self.values, self.path, self.where = table, path, where
+
+    def _fail(self, key: str, expected: str) -> ConfigError:
+        got = self.values[key]
+        return ConfigError(self.path, f"{self.where}: '{key}' must be {expected}, "
+                                      f"not {type(got).__name__} {got!r}")
+
+    def string(self, key: str) -> str | None:
+        v = self.values.get(key)
+        if v is not None and not isinstance(v, str):
+            raise self._fail(key, "a string")
+        return v
+
+    def strings(self, key: str) -> tuple[str, ...] | None:
+        v = self.values.get(key)
+        if isinstance(v, str):
+            v = [v]
+        if v is not None and not (isinstance(v, list) and all(isinstance(s, str) for s in v)):
+            raise self._fail(key, "a list of rule ids")
+        return tuple(v) if v is not None else None
+
+    def number(self, key: str) -> float | None:
+        v = self.values.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise self._fail(key, "a number")
+        return v
+
+    def choice(self, key: str, allowed: tuple[str, ...]) -> str | None:
+        v = self.string(key)
+        if v is not None and v not in allowed:
+            raise ConfigError(self.path, f"{self.where}: '{key}' must be one of "
+                                         f"{', '.join(allowed)}, not {v!r}")
+        return v
+
+    def table(self, key: str) -> dict[str, Any]:
+        v = self.values.get(key, {})
+        if not isinstance(v, dict):
+            raise self._fail(key, "a table like { n = 1024 }")
+        return v
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line (or an API call) sets; None: keep the file's value."""
+
+    arch: str | None = None
+    enable: tuple[str, ...] | None = None
+    disable: tuple[str, ...] = ()
+    time_budget: float | None = None
+    kernels: tuple[str, ...] = ()
+    launch: LaunchConfig | None = None  # only the fields given are set
+
+
+def options(config: Config, overrides: Overrides = Overrides()):
+    """The `LintOptions` for files governed by `config`."""
+    from .lint import LintOptions  # noqa: PLC0415  (the analysis: not at import time)
+
+    enable = overrides.enable if overrides.enable is not None else config.enable
+    disable = (set(config.disable) - set(overrides.enable or ())) | set(overrides.disable)
+    return LintOptions(
+        arch=overrides.arch or config.arch, kernels=overrides.kernels,
+        launches=merge_launches(config.launches, overrides.launch),
+        enable=frozenset(enable) if enable is not None else None,
+        disable=frozenset(disable),
+        time_budget=overrides.time_budget or config.time_budget or LintOptions.time_budget,
+        rule_options=dict(config.rule_options))
+
+
+def merge_launches(tables: tuple[tuple[str, LaunchConfig], ...],
+                   given: LaunchConfig | None) -> dict[str, LaunchConfig]:
+    """Each table with the command line's fields on top, then the command line alone
+    for every other kernel."""
+    out: dict[str, LaunchConfig] = {}
+    if given is None:
+        for pattern, cfg in tables:
+            out.setdefault(pattern, cfg)  # the first table for a pattern applies
+        return out
+    for pattern, cfg in tables:
+        if pattern in out:
+            continue
+        out[pattern] = replace(
+            cfg, block=given.block or cfg.block, grid=given.grid or cfg.grid,
+            dynamic_smem=given.dynamic_smem if given.dynamic_smem is not None
+            else cfg.dynamic_smem,
+            params={**cfg.params, **given.params}, extents={**cfg.extents, **given.extents})
+    out.setdefault("*", given)
+    return out
+
+
+__all__ = ["Config", "ConfigError", "Overrides", "find", "for_file", "load", "parse",
+           "options", "merge_launches", "FILES", "FORMATS"]

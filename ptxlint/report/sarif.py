@@ -1,0 +1,125 @@
+"""SARIF 2.1.0, as GitHub code scanning reads it: one run whose driver lists every rule
+(id, name, summary, full doc, a link to its page, default level) and one result per
+diagnostic with its physical location (1-based, end column exclusive, columns counted
+in code points), the CUDA line as a related location, and ptxlint's own fields
+(certainty, kernel, details) under `properties`. A result's `level` is the finding's
+own severity, not one level for everything."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from .. import __version__
+from ..diagnostics import Diagnostic, Severity
+from . import RuleInfo, pascal_name
+from .json import jsonable
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+def render(diagnostics: Iterable[Diagnostic], rules: Sequence[RuleInfo], *,
+           root: str | None = None, docs_base: str | None = None,
+           information_uri: str | None = None) -> str:
+    """`root`: the directory result paths are made relative to (normally the
+    repository root). `docs_base`: prefix of the rule pages' URLs; without it each
+    `helpUri` is the page's path in the repository (`docs/rules/<id>.md`)."""
+    doc = document(diagnostics, rules, root=root, docs_base=docs_base,
+                   information_uri=information_uri)
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def document(diagnostics: Iterable[Diagnostic], rules: Sequence[RuleInfo], *,
+             root: str | None = None, docs_base: str | None = None,
+             information_uri: str | None = None) -> dict[str, Any]:
+    diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+    rules = list(rules)
+    known = {r.id for r in rules}
+    for d in diagnostics:  # an id no catalog entry describes still needs a rule entry
+        if d.rule not in known:
+            known.add(d.rule)
+            rules.append(RuleInfo(d.rule, pascal_name(d.rule), d.severity, "unknown",
+                                  f"ptxlint diagnostic {d.rule}", ""))
+    index = {r.id: i for i, r in enumerate(rules)}
+    driver: dict[str, Any] = {"name": "ptxlint", "version": __version__,
+                              "semanticVersion": __version__}
+    if information_uri:
+        driver["informationUri"] = information_uri
+    driver["rules"] = [_rule(r, docs_base) for r in rules]
+    run: dict[str, Any] = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints"}
+    if root is not None:
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": Path(root).resolve().as_uri() + "/"}}
+    run["results"] = [_result(d, index[d.rule], root) for d in diagnostics]
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _rule(r: RuleInfo, docs_base: str | None) -> dict[str, Any]:
+    help_uri = (docs_base.rstrip("/") + f"/{r.id}.md") if docs_base else r.doc_path
+    return {
+        "id": r.id,
+        "name": r.name,
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": r.doc or r.summary},
+        "help": {"text": r.doc or r.summary, "markdown": r.doc or r.summary},
+        "helpUri": help_uri,
+        "defaultConfiguration": {"level": LEVEL[r.severity]},
+        "properties": {"stage": r.stage},
+    }
+
+
+def _result(d: Diagnostic, rule_index: int, root: str | None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": _artifact(d.file, root)}
+    if d.span is not None and d.line >= 1:
+        span = d.span
+        physical["region"] = {"startLine": span.line, "startColumn": max(1, span.col),
+                              "endLine": max(span.line, span.end_line),
+                              "endColumn": max(1, span.col, span.end_col)}
+    out: dict[str, Any] = {
+        "ruleId": d.rule,
+        "ruleIndex": rule_index,
+        "level": LEVEL[d.severity],
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": physical}],
+    }
+    if d.cuda is not None and d.cuda.line >= 1:
+        region: dict[str, Any] = {"startLine": d.cuda.line}
+        if d.cuda.column > 0:
+            region["startColumn"] = d.cuda.column
+        out["relatedLocations"] = [{
+            "id": 1,
+            "physicalLocation": {"artifactLocation": _artifact(d.cuda.file, root),
+                                 "region": region},
+            "message": {"text": "CUDA source of this line"}}]
+    props: dict[str, Any] = {"certainty": str(d.certainty), "kernel": d.kernel,
+                             "details": jsonable(d.details)}
+    if d.label:
+        props["label"] = d.label
+    if d.notes:
+        props["notes"] = list(d.notes)
+    if d.help:
+        props["help"] = d.help
+    out["properties"] = props
+    return out
+
+
+def _artifact(path: str, root: str | None) -> dict[str, Any]:
+    """A path relative to `root` when it lies inside it, else a `file:` URI."""
+    p = Path(path)
+    if root is not None:
+        base = Path(root).resolve()
+        absolute = p if p.is_absolute() else base / p
+        try:
+            relative = absolute.resolve().relative_to(base)
+        except ValueError:
+            return {"uri": absolute.as_uri() if absolute.is_absolute() else quote(path)}
+        return {"uri": quote(str(PurePosixPath(*relative.parts))), "uriBaseId": SRCROOT}
+    if p.is_absolute():
+        return {"uri": p.as_uri()}
+    return {"uri": quote(p.as_posix())}
+
+
+__all__ = ["render", "document", "LEVEL", "SCHEMA"]

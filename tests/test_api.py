@@ -1,0 +1,119 @@
+"""The library API: `ptxlint.check`, `ptxlint.check_before_launch`, `PreLaunchError`."""
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+
+import pytest
+
+import ptxlint
+import ptxlint.hook
+from ptxlint.diagnostics import Diagnostic, Severity
+from ptxlint.launch import LaunchConfig
+from ptxlint.rules.base import RULES
+
+from .conftest import ROOT
+from .test_cli import BAD, KERNEL, _Note, _Warn
+
+DIVERGENT = ROOT / "ptx_samples" / "divergent-bra-uni" / "tid_guard.bad.ptx"
+
+
+@pytest.fixture
+def fake_rules(monkeypatch):
+    monkeypatch.setitem(RULES, "test-warn", _Warn)
+    monkeypatch.setitem(RULES, "test-note", _Note)
+    ptxlint.hook._CACHE.clear()
+    yield
+    ptxlint.hook._CACHE.clear()
+
+
+def test_import_is_cheap_and_lazy():
+    code = ("import sys, ptxlint; assert 'ptxlint.lint' not in sys.modules; "
+            "assert 'rich' not in sys.modules; ptxlint.check; "
+            "assert 'ptxlint.lint' in sys.modules or 'ptxlint.hook' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    assert set(ptxlint.__all__) >= {"check", "check_before_launch", "PreLaunchError",
+                                    "__version__"}
+    with pytest.raises(AttributeError):
+        ptxlint.no_such_name  # noqa: B018
+
+
+def test_check_returns_diagnostics(fake_rules):
+    found = ptxlint.check(KERNEL, enable=["test-warn", "test-note"])
+    assert [(d.rule, d.line, d.kernel) for d in found] == [("test-note", 7, "k"),
+                                                             ("test-warn", 7, "k")]
+    assert all(isinstance(d, Diagnostic) for d in found)
+    assert ptxlint.check(KERNEL, kernel="other", enable=["test-warn"]) == []
+    assert ptxlint.check(KERNEL, enable="test-warn", disable=["test-warn"]) == []
+
+
+def test_check_accepts_launch_in_three_spellings(fake_rules):
+    for launch in (LaunchConfig(block=(64, 1, 1), params={"n": 3}),
+                   {"block": 64, "params": {"n": 3}}, "block=64 param.n=3"):
+        [d] = ptxlint.check(KERNEL, launch=launch, enable=["test-warn"], arch="sm_90")
+        assert d.rule == "test-warn"
+    [d] = ptxlint.check(KERNEL, launch={"params": {"missing": 3}})
+    assert d.rule == "launch-config" and d.severity is Severity.ERROR
+    with pytest.raises(TypeError):
+        ptxlint.check(KERNEL, colour=True)
+    with pytest.raises(TypeError):
+        ptxlint.check(KERNEL, launch=42)
+
+
+def test_parse_errors_are_diagnostics():
+    [d] = ptxlint.check(BAD)
+    assert (d.rule, d.line, d.column) == ("parse-error", 7, 15)
+
+
+def test_check_before_launch_returns_and_logs_warnings(fake_rules, caplog):
+    with caplog.at_level(logging.DEBUG, logger="ptxlint"):
+        found = ptxlint.check_before_launch(KERNEL, "k", block=128, grid=(4, 2), params={"n": 7})
+    assert {d.rule for d in found} >= {"test-warn", "test-note"}
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("[test-warn]" in r.getMessage() for r in warnings)
+    assert not any("[test-note]" in r.getMessage() for r in warnings)
+
+
+def test_check_before_launch_raises_on_errors():
+    with pytest.raises(ptxlint.PreLaunchError) as info:
+        ptxlint.check_before_launch(BAD, "k", block=32, grid=1)
+    err = info.value
+    assert [d.rule for d in err.errors] == ["parse-error"]
+    text = str(err)
+    assert text.startswith("ptxlint refused the launch: 1 error\n")
+    assert "error[parse-error]: register '%r5' is not declared" in text
+    assert "7 | \tmov.u32 %r1, %r5;" in text and "  | \t             ^^^" in text
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"kernel": "nope"}, "the module has no kernel 'nope' (kernels: k)"),
+    ({"params": {"m": 1}}, "no parameter named 'm'"),
+    ({"block": (64, 64)}, "more than 1024 threads"),
+])
+def test_check_before_launch_refuses_a_launch_that_cannot_fit(kwargs, message):
+    args = {"kernel": "k", "block": 32, "grid": 1, **kwargs}
+    kernel = args.pop("kernel")
+    with pytest.raises(ptxlint.PreLaunchError) as info:
+        ptxlint.check_before_launch(KERNEL, kernel, **args)
+    assert message in str(info.value)
+    assert info.value.diagnostics[0].rule == "launch-config"
+
+
+def test_check_before_launch_rule_errors():
+    if "divergent-bra-uni" not in RULES:
+        pytest.skip("the divergent-bra-uni rule is not registered")
+    with pytest.raises(ptxlint.PreLaunchError) as info:
+        ptxlint.check_before_launch(DIVERGENT.read_text(), "half_warp", block=32, grid=1)
+    assert "divergent-bra-uni" in {d.rule for d in info.value.errors}
+
+
+def test_results_are_cached(fake_rules, monkeypatch):
+    import ptxlint.lint
+
+    calls = []
+    real = ptxlint.lint.lint_text
+    monkeypatch.setattr(ptxlint.lint, "lint_text", lambda *a: calls.append(1) or real(*a))
+    for _ in range(3):
+        ptxlint.check_before_launch(KERNEL, "k", block="32,2", grid=1, params={"n": 1})
+    assert len(calls) == 1

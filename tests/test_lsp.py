@@ -1,0 +1,253 @@
+"""The language server end to end: `python -m ptxlint.lsp` as a subprocess, spoken to
+over stdio the way an editor does (framed JSON-RPC), waiting on messages with a
+timeout rather than sleeping."""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+pytest.importorskip("pygls", reason="the language server needs pygls (pip install '.[lsp]')")
+
+TIMEOUT = 60.0  # seconds; generous for a loaded CI machine, never slept through
+
+GOOD = """.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+\t.reg .b32 %r<3>;
+\tmov.u32 %r1, %tid.x;
+\tret;
+}
+"""
+BAD_LINE = "\tmov.u32 %r2, %r9;   // ∑ a non-ASCII comment before nothing\n"
+
+
+class Client:
+    """A minimal LSP client: Content-Length framing, a reader thread feeding a queue."""
+
+    def __init__(self, cwd: Path):
+        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.proc = subprocess.Popen([sys.executable, "-m", "ptxlint.lsp"], cwd=cwd, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.messages: queue.Queue = queue.Queue()
+        self.seen: list[dict] = []  # every message taken off the queue
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            headers = {}
+            while True:
+                line = out.readline()
+                if not line:
+                    self.messages.put(None)  # the server exited
+                    return
+                line = line.decode("ascii").strip()
+                if not line:
+                    break
+                key, _, value = line.partition(":")
+                headers[key.lower()] = value.strip()
+            body = out.read(int(headers["content-length"]))
+            self.messages.put(json.loads(body))
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        return self.wait(lambda m: m.get("id") == self.next_id and "method" not in m)
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"method": method, "params": params})
+
+    def wait(self, predicate, timeout: float = TIMEOUT) -> dict:
+        """The first message satisfying `predicate`, answering server requests."""
+        while True:
+            try:
+                message = self.messages.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError("no matching message from the server in time") from None
+            if message is not None:
+                self.seen.append(message)
+            if message is None:
+                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                raise AssertionError(f"the server exited:\n{err}")
+            if "method" in message and "id" in message:  # a request to the client
+                self.send({"id": message["id"], "result": None})
+            if predicate(message):
+                return message
+
+    def diagnostics(self, uri: str, version: int) -> list[dict]:
+        message = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                            and m["params"]["uri"] == uri
+                            and m["params"].get("version") == version)
+        return message["params"]["diagnostics"]
+
+    def close(self) -> int:
+        self.request("shutdown", {})
+        self.notify("exit", {})
+        try:
+            return self.proc.wait(timeout=TIMEOUT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+@pytest.fixture
+def client(tmp_path):
+    c = Client(tmp_path)
+    result = c.request("initialize", {"processId": os.getpid(), "rootUri": tmp_path.as_uri(),
+                                      "capabilities": {}})
+    assert result["result"]["capabilities"]["textDocumentSync"]
+    c.notify("initialized", {})
+    yield c
+    if c.proc.poll() is None:
+        c.proc.kill()
+
+
+def test_publishes_on_open_and_on_change(client, tmp_path):
+    path = tmp_path / "k.ptx"
+    path.write_text(GOOD)
+    uri = path.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "ptx", "version": 1, "text": GOOD}})
+    assert client.diagnostics(uri, 1) == []
+
+    # an undeclared register on line 8 (0-based 7), after a tab: column 14 (0-based 13)
+    line = 7
+    client.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2},
+        "contentChanges": [{"range": {"start": {"line": line, "character": 0},
+                                      "end": {"line": line, "character": 0}},
+                            "text": BAD_LINE}]})
+    [d] = client.diagnostics(uri, 2)
+    assert d["code"] == "parse-error" and d["source"] == "ptxlint"
+    assert d["severity"] == 1
+    assert d["range"]["start"] == {"line": 7, "character": 14}
+    assert d["range"]["end"] == {"line": 7, "character": 17}
+    assert "%r9" in d["message"]
+
+    # fix it again: the diagnostics clear
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3},
+                                             "contentChanges": [{"text": GOOD}]})
+    assert client.diagnostics(uri, 3) == []
+    assert client.close() == 0
+
+
+def test_non_ascii_columns_are_utf16_units(client, tmp_path):
+    # '∑' is one UTF-16 unit, '𝔸' two: the error after them moves by three units
+    text = GOOD.replace("\tmov.u32 %r1, %tid.x;", "\t/* ∑𝔸 */ mov.u32 %r1, %r7;")
+    uri = (tmp_path / "wide.ptx").as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "ptx", "version": 1, "text": text}})
+    [d] = client.diagnostics(uri, 1)
+    prefix = "\t/* ∑𝔸 */ mov.u32 %r1, "
+    assert d["range"]["start"] == {"line": 6, "character": len(prefix.encode("utf-16-le")) // 2}
+
+
+def test_cuda_line_is_related_information(client):
+    sample = ROOT / "ptx_samples" / "cuda" / "vector_add.ptx"
+    text = sample.read_text()
+    uri = sample.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "ptx", "version": 7, "text": text}})
+    found = client.diagnostics(uri, 7)
+    for d in found:  # whatever the rules find, the shape is an editor's
+        assert isinstance(d["code"], str) and d["severity"] in (1, 2, 3, 4)
+        for info in d.get("relatedInformation", []):
+            assert info["location"]["uri"].endswith("vector_add.cu")
+            assert info["location"]["range"]["start"]["line"] >= 0
+
+
+def test_save_close_and_a_burst_of_edits(client, tmp_path):
+    uri = (tmp_path / "burst.ptx").as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "ptx", "version": 1, "text": GOOD}})
+    assert client.diagnostics(uri, 1) == []
+    bad = GOOD.replace("%tid.x;", "%r8;")
+    for version in range(2, 8):  # typing: changes faster than the debounce
+        text = bad if version % 2 == 0 else GOOD
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                 "contentChanges": [{"text": text}]})
+    assert client.diagnostics(uri, 7) == []  # the last version wins
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 8},
+                                             "contentChanges": [{"text": bad}]})
+    assert len(client.diagnostics(uri, 8)) == 1
+    client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    assert len(client.diagnostics(uri, 8)) == 1  # published again for the saved version
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    closed = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                         and m["params"]["uri"] == uri)
+    assert closed["params"]["diagnostics"] == []
+
+
+def test_launch_configuration_comes_from_the_config_file(client, tmp_path):
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "ptxlint.toml").write_text('[[launch]]\nkernel = "k"\nparams = { nope = 1 }\n')
+    path = project / "src" / "k.ptx"
+    uri = path.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "ptx", "version": 1, "text": GOOD}})
+    [d] = client.diagnostics(uri, 1)
+    assert d["code"] == "launch-config" and "no parameter named 'nope'" in d["message"]
+
+
+def test_other_languages_are_left_alone(client, tmp_path):
+    uri = (tmp_path / "notes.txt").as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "plaintext", "version": 1, "text": "mov.u32 %r1, %r2;"}})
+    ptx = (tmp_path / "after.ptx").as_uri()  # a later .ptx document is still served
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": ptx, "languageId": "ptx", "version": 1, "text": GOOD}})
+    client.diagnostics(ptx, 1)
+    assert not [m for m in client.seen if (m.get("params") or {}).get("uri") == uri]
+
+
+# ---------------------------------------------------------------- in process
+def test_positions_in_each_encoding():
+    from ptxlint.diagnostics import Diagnostic, Severity
+    from ptxlint.lsp import to_lsp, units
+    from ptxlint.source import SourceFile
+
+    text = "a\n\t/* é𝔸 */ x;\n"
+    source = SourceFile("f.ptx", text)
+    start = text.index("x")
+    d = Diagnostic("parse-error", Severity.ERROR, "m", "f.ptx", source.span(start, start + 1),
+                   notes=("one", "two"), help="fix")
+    assert units("é𝔸", "utf-16") == 3 and units("é𝔸", "utf-8") == 6 and units("é𝔸", "utf-32") == 2
+    for encoding, character in (("utf-16", 11), ("utf-8", 14), ("utf-32", 10)):
+        got = to_lsp(d, source, encoding)
+        assert (got.range.start.line, got.range.start.character) == (1, character)
+        assert got.range.end.character == character + 1
+    assert to_lsp(d, source).message == "m\nnote: one\nnote: two\nhelp: fix"
+    nowhere = Diagnostic("internal-error", Severity.ERROR, "boom", "f.ptx", None)
+    assert to_lsp(nowhere, source).range.start.line == 0
+
+
+def test_an_analyser_failure_is_a_diagnostic(monkeypatch):
+    from ptxlint.lsp import Analyzer
+
+    analyzer = Analyzer()
+    monkeypatch.setattr(analyzer, "diagnostics", lambda *a: 1 / 0)
+    params = analyzer.publishable("file:///x.ptx", "/x.ptx", GOOD, 3)
+    [d] = params.diagnostics
+    assert d.code == "internal-error" and "ZeroDivisionError" in d.message
+    assert params.version == 3

@@ -1,6 +1,7 @@
 """`analyze(function, launch)`: the one public door into the abstract interpreter."""
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 
@@ -11,6 +12,7 @@ from .interp.context import Ctx
 from .interp.facts import Facts
 from .interp.worklist import BudgetExceeded, FixpointParams, Interpreter
 from .ir.module import Function, Module
+from .launch import LaunchConfig, initial_state, thread_bounds
 
 INCOMPLETE = "analysis-incomplete"
 UNMODELLED = "unmodelled-instruction"
@@ -31,11 +33,25 @@ class AnalysisResult:
 def analyze(function: Function, launch=None, *, module: Module | None = None,
             params: FixpointParams = FixpointParams()) -> AnalysisResult:
     """Abstract interpretation of one function (an entry, usually) to a fixpoint."""
-    from .launch import LaunchConfig, initial_state, thread_bounds  # noqa: PLC0415
-
     start = time.perf_counter()
     module = module or function.module or Module(path="<memory>", functions=[function])
     launch = (launch or LaunchConfig()).resolved(function)  # ValueError: a bad configuration
+    # The fixpoint allocates many small acyclic values while the parsed module (a large,
+    # long-lived object graph) sits in memory: the cyclic collector would rescan that
+    # graph again and again. Paused as while parsing (`ir.build.parse_module`).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = _analyze(function, launch, module, params)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _analyze(function: Function, launch, module: Module,
+             params: FixpointParams) -> AnalysisResult:
     cfg = build_cfg(function)
     ctx = Ctx(function, module, launch, thread_bounds(function, launch))
     interp = Interpreter(cfg, ctx, params, CallAnalyzer(module, params, launch))
@@ -55,5 +71,4 @@ def analyze(function: Function, launch=None, *, module: Module | None = None,
         result.diagnostics.append(Diagnostic(
             UNMODELLED, Severity.NOTE, message, module.path, insn.span, kernel=function.name,
             details={"opcode": insn.opcode}))
-    result.seconds = time.perf_counter() - start
     return result

@@ -13,3 +13,6 @@ for kind in bad ok; do
     nvcc -arch=sm_80 -ptx -lineinfo -o "cvta_wrong_pointer.$kind.ptx" "cvta_wrong_pointer.$kind.cu"
     "${annotate[@]}" "cvta_wrong_pointer.$kind.cu" "cvta_wrong_pointer.$kind.ptx"
 done
+
+# .file names relative to this folder: no machine-specific paths in the committed PTX
+sed -i -E 's#"/[^"]*/(ptx_samples/[^"/]+/)?([^"/]+\.cu)"#"\2"#' "$(dirname "$0")"/*.ptx

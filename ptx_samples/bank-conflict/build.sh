@@ -28,3 +28,6 @@ nvcc -arch=sm_90 -ptx -lineinfo -o matrix.bad.ptx matrix.bad.cu
 "${annotate[@]}" matrix.bad.cu matrix.bad.ptx
 nvcc -arch=sm_90 -ptx -lineinfo -o matrix.ok.ptx matrix.ok.cu
 "${annotate[@]}" matrix.ok.cu matrix.ok.ptx
+
+# .file names relative to this folder: no machine-specific paths in the committed PTX
+sed -i -E 's#"/[^"]*/(ptx_samples/[^"/]+/)?([^"/]+\.cu)"#"\2"#' "$(dirname "$0")"/*.ptx

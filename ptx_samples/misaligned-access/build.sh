@@ -14,3 +14,6 @@ for name in vec4_offset double_from_int float2_param_offset; do
         "${annotate[@]}" "$name.$kind.cu" "$name.$kind.ptx"
     done
 done
+
+# .file names relative to this folder: no machine-specific paths in the committed PTX
+sed -i -E 's#"/[^"]*/(ptx_samples/[^"/]+/)?([^"/]+\.cu)"#"\2"#' "$(dirname "$0")"/*.ptx

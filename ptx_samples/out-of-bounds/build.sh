@@ -20,3 +20,6 @@ nvcc -arch=sm_80 -ptx -lineinfo -o dynamic_smem.bad.ptx dynamic_smem.bad.cu
 nvcc -arch=sm_80 -ptx -lineinfo -o dynamic_smem.ok.ptx dynamic_smem.bad.cu
 "${annotate[@]}" dynamic_smem.bad.cu dynamic_smem.ok.ptx --no-expect \
     --launch "block=256 grid=4 smem=1024 buffer.0=4096 buffer.1=4096"
+
+# .file names relative to this folder: no machine-specific paths in the committed PTX
+sed -i -E 's#"/[^"]*/(ptx_samples/[^"/]+/)?([^"/]+\.cu)"#"\2"#' "$(dirname "$0")"/*.ptx

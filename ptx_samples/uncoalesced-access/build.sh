@@ -35,3 +35,6 @@ nvcc -arch=sm_80 -ptx -lineinfo -o param_given.bad.ptx param_stride.bad.cu
 nvcc -arch=sm_80 -ptx -lineinfo -o param_given.ok.ptx param_stride.bad.cu
 "${annotate[@]}" param_stride.bad.cu param_given.ok.ptx --no-expect \
     --launch "block=256 grid=64 param.2=1"
+
+# .file names relative to this folder: no machine-specific paths in the committed PTX
+sed -i -E 's#"/[^"]*/(ptx_samples/[^"/]+/)?([^"/]+\.cu)"#"\2"#' "$(dirname "$0")"/*.ptx

@@ -99,10 +99,11 @@ class Affine:
     def __new__(cls, base: SI, coeffs: Coeffs = (), varying: bool = False) -> Affine:
         if coeffs.__class__ is not tuple:
             coeffs = tuple(coeffs)
-        key = (base, coeffs, varying)
+        key = (id(base), coeffs, varying)  # the entry keeps `base` alive
         hit = _CACHE.get(key)
         if hit is not None and cls is Affine:
-            return hit
+            return hit[0]
+        raw = base
         if varying:
             base, coeffs = SI.top(), ()
         elif base.is_bottom or any(c.is_bottom for _, c in coeffs):
@@ -111,28 +112,28 @@ class Affine:
             coeffs = _normal_coeffs(coeffs)
         out = cls._make(base, coeffs, bool(varying))
         if cls is Affine:
-            _CACHE[key] = out
+            _CACHE[key] = (out, raw)
         return out
 
     @classmethod
     def _make(cls, base: SI, coeffs: Coeffs, varying: bool) -> Affine:
         """The instance for fields already in normal form."""
-        key = (base, coeffs, varying)
+        key = (id(base), coeffs, varying)
         hit = _CACHE.get(key)
         if hit is not None and cls is Affine:
-            return hit
+            return hit[0]
         self = _new(cls)
         _set(self, "base", base)
         _set(self, "coeffs", coeffs)
         _set(self, "varying", varying)
         _set(self, "is_bottom", base.is_bottom)
         _set(self, "is_uniform", not varying and not coeffs)
-        _set(self, "_hash", hash(key))
+        _set(self, "_hash", hash((base, coeffs, varying)))
         _set(self, "_range", None)
         if cls is Affine:
             if len(_CACHE) >= _CACHE_LIMIT:
                 _CACHE.clear()
-            _CACHE[key] = self
+            _CACHE[key] = (self, base)
         return self
 
     def __eq__(self, other: object) -> bool:

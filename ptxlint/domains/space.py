@@ -16,11 +16,50 @@ from dataclasses import dataclass
 SPACES = ("global", "shared", "local", "const", "param")
 
 
-@dataclass(frozen=True, slots=True)
+_CACHE: dict[tuple, "Region"] = {}  # interning: (space, obj, generic) -> instance
+_alloc = object.__new__
+_set = object.__setattr__
+
+
+@dataclass(frozen=True, init=False, eq=False)
 class Region:
+    """``Region(space, obj=None, generic=False)``; instances are interned."""
+
+    __slots__ = ("space", "obj", "generic", "_hash")
+
     space: str  # one of SPACES
-    obj: str | None = None
-    generic: bool = False  # a generic address (cvta) rather than a window address
+    obj: str | None
+    generic: bool  # a generic address (cvta) rather than a window address
+
+    def __new__(cls, space: str, obj: str | None = None, generic: bool = False) -> "Region":
+        key = (space, obj, generic)
+        hit = _CACHE.get(key)
+        if hit is not None and cls is Region:
+            return hit
+        self = _alloc(cls)
+        _set(self, "space", space)
+        _set(self, "obj", obj)
+        _set(self, "generic", generic)
+        _set(self, "_hash", hash(key))
+        if cls is Region:
+            if len(_CACHE) > 1 << 16:
+                _CACHE.clear()
+            _CACHE[key] = self
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.space == other.space and self.obj == other.obj
+                and self.generic == other.generic)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return (type(self), (self.space, self.obj, self.generic))
 
     def __str__(self) -> str:
         where = self.obj or f"some .{self.space} object"

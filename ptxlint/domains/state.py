@@ -12,6 +12,10 @@ from dataclasses import dataclass
 
 from .value import BOTTOM, TOP, Value
 
+#: Every register key some `Condition` ever mentioned: writing any other register cannot
+#: make a recorded comparison stale, so `State.assign` skips the scan for it.
+_MENTIONED: set = set()
+
 
 @dataclass(frozen=True, slots=True)
 class Condition:
@@ -30,6 +34,9 @@ class Condition:
     other_negated: bool = False
     is_float: bool = False  # float comparisons never refine (values are bit patterns)
 
+    def __post_init__(self) -> None:
+        _MENTIONED.update((self.a, self.b, self.other))
+
     def mentions(self, key: str) -> bool:
         return key in (self.a, self.b, self.other)
 
@@ -38,8 +45,15 @@ class Condition:
                          self.combine, self.other, self.other_negated, self.is_float)
 
 
+def _changed(mine: dict, theirs: dict) -> list:
+    """Keys of `mine` whose value in `theirs` is missing or another object (most values
+    of related states are shared, so the joins and comparisons look at these only)."""
+    get = theirs.get
+    return [k for k, v in mine.items() if get(k) is not v]
+
+
 class State:
-    __slots__ = ("regs", "conds", "params", "unreachable")
+    __slots__ = ("regs", "conds", "params", "unreachable", "log")
 
     def __init__(self, regs: dict[str, Value] | None = None,
                  conds: dict[str, Condition] | None = None,
@@ -49,6 +63,7 @@ class State:
         self.conds = conds if conds is not None else {}
         self.params = params if params is not None else {}
         self.unreachable = unreachable
+        self.log: list[str] | None = None  # when a list, `assign` appends the keys written
 
     @staticmethod
     def bottom() -> "State":
@@ -62,34 +77,47 @@ class State:
 
     def assign(self, key: str, value: Value) -> None:
         """Write a register; comparisons that read its old value no longer hold."""
+        if self.log is not None:
+            self.log.append(key)
         if value.is_top:
             self.regs.pop(key, None)
         else:
             self.regs[key] = value
-        self.conds.pop(key, None)
-        if self.conds:
-            stale = [p for p, c in self.conds.items() if c.mentions(key)]
-            for p in stale:
-                del self.conds[p]
+        conds = self.conds
+        if conds:
+            conds.pop(key, None)
+            if conds and key in _MENTIONED:
+                stale = [p for p, c in conds.items() if key == c.a or key == c.b or key == c.other]
+                for p in stale:
+                    del conds[p]
 
     def join(self, other: "State") -> "State":
         if self.unreachable:
             return other.copy()
         if other.unreachable:
             return self.copy()
-        regs = {}
+        return self._join(other, _changed(self.regs, other.regs))
+
+    def _join(self, other: "State", keys: list) -> "State":
+        """`join` of reachable states; `keys`: `_changed(self.regs, other.regs)`."""
+        regs = dict(self.regs)  # states copied from one another share most values
         theirs = other.regs
-        for key, v in self.regs.items():
+        for key in keys:
             w = theirs.get(key)
             if w is None:
+                del regs[key]
                 continue
-            if w is v:  # states copied from one another share most values
-                regs[key] = v
-                continue
-            j = v.join(w)
-            if not j.is_top:
+            j = regs[key].join(w)
+            if j.is_top:
+                del regs[key]
+            else:
                 regs[key] = j
-        conds = {k: c for k, c in self.conds.items() if other.conds.get(k) == c}
+        theirs_c = other.conds
+        conds = {}
+        for k, c in self.conds.items():
+            d = theirs_c.get(k)
+            if d is c or (d is not None and d == c):
+                conds[k] = c
         params = {k: v.join(other.params[k]) for k, v in self.params.items()
                   if k in other.params}
         return State(regs, conds, params)
@@ -98,29 +126,47 @@ class State:
         """Per register; `thresholds` gives each register's candidate bounds."""
         if self.unreachable:
             return newer.copy()
-        regs = {}
-        for key, new in newer.regs.items():
-            old = self.regs.get(key)
-            if old is new:
-                regs[key] = new
+        regs = dict(newer.regs)
+        mine = self.regs
+        for key in _changed(regs, mine):
+            old = mine.get(key)
+            if old is None:
                 continue
-            w = new if old is None else old.widen(new, thresholds.get(key, ()))
-            if not w.is_top:
+            w = old.widen(regs[key], thresholds.get(key, ()))
+            if w.is_top:
+                del regs[key]
+            else:
                 regs[key] = w
         return State(regs, dict(newer.conds), dict(newer.params))
+
+    def grown_by(self, incoming: "State") -> "State | None":
+        """`self.join(incoming)`, or None when `incoming.leq(self)` (nothing new)."""
+        if incoming.unreachable:
+            return None
+        if self.unreachable:
+            return incoming.copy()
+        keys = _changed(self.regs, incoming.regs)
+        if incoming._leq(self, keys):
+            return None
+        return self._join(incoming, keys)
 
     def leq(self, other: "State") -> bool:
         if self.unreachable:
             return True
         if other.unreachable:
             return False
-        mine = self.regs
-        for key, w in other.regs.items():
-            v = mine.get(key, TOP)
-            if v is not w and not v.leq(w):
+        return self._leq(other, _changed(other.regs, self.regs))
+
+    def _leq(self, other: "State", keys: list) -> bool:
+        """`leq` of reachable states; `keys`: `_changed(other.regs, self.regs)`."""
+        mine, theirs = self.regs, other.regs
+        for key in keys:
+            if not mine.get(key, TOP).leq(theirs[key]):
                 return False
+        mine_c = self.conds
         for key, c in other.conds.items():
-            if self.conds.get(key) != c:
+            d = mine_c.get(key)
+            if d is not c and d != c:
                 return False
         for key, w in other.params.items():
             if not self.params.get(key, TOP).leq(w):

@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 from math import gcd, prod
 from typing import Callable, Iterable, Sequence
 
@@ -67,8 +68,9 @@ def _min_hi(a: int | None, b: int | None) -> int | None:
 _CACHE: dict[tuple, "StridedInterval"] = {}
 #: The table is emptied when it grows past this many entries (bounded memory).
 _CACHE_LIMIT = 1 << 18
-_new = object.__new__
+_alloc = object.__new__
 _set = object.__setattr__
+_VIEWS: dict[tuple[int, bool], tuple[int, int]] = {}  # (w, signed) -> view_range(w, signed)
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -137,7 +139,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
 
     @classmethod
     def _build(cls, lo, hi, stride, residue) -> StridedInterval:
-        self = _new(cls)
+        self = _alloc(cls)
         _set(self, "lo", lo)
         _set(self, "hi", hi)
         _set(self, "stride", stride)
@@ -182,7 +184,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
             hit = _CACHE.get((x, x, 0, 0))
             if hit is not None:
                 return hit
-        return cls(x, x, 0)
+        return cls._new(x, x, 0, 0)
 
     @classmethod
     def range(cls, lo: int | None, hi: int | None, stride: int = 1) -> StridedInterval:
@@ -190,12 +192,12 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         anchor = lo if lo is not None else hi if hi is not None else 0
         if stride == 0 and lo != hi:
             raise ValueError("stride 0 needs lo == hi")
-        return cls(lo, hi, stride, anchor)
+        return cls._new(lo, hi, stride, anchor)
 
     @classmethod
     def congruent(cls, rem: int, modulus: int) -> StridedInterval:
         """All integers ``= rem (mod modulus)``."""
-        return cls(None, None, modulus, rem)
+        return cls._new(None, None, modulus, rem)
 
     @classmethod
     def full(cls, w: int, signed: bool = False) -> StridedInterval:
@@ -219,7 +221,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
                 hi = v
             if step != 1:
                 step = gcd(step, v - first)
-        return cls(lo, hi, step, first)
+        return cls._new(lo, hi, step, first)
 
     # ---------------------------------------------------------------- queries
     def singleton(self) -> int | None:
@@ -254,7 +256,13 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
 
     def fits(self, w: int, signed: bool) -> bool:
         """True when the set already is a w-bit view (nothing to wrap)."""
-        return self.within(*view_range(w, signed))
+        if self.is_bottom:
+            return True
+        view = _VIEWS.get((w, signed))
+        if view is None:
+            view = _VIEWS[(w, signed)] = view_range(w, signed)
+        lo, hi = self.lo, self.hi
+        return lo is not None and hi is not None and view[0] <= lo and hi <= view[1]
 
     def gamma(self, limit: int = 1 << 16) -> frozenset[int]:
         """All elements of a small set (for tests and exact small-set evaluation)."""
@@ -273,16 +281,37 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         sets is where precision is cheapest: singletons and tiny sets dominate real kernels.
         Single values are always evaluated exactly, whatever EXACT_LIMIT says.
         """
-        args = (self, *others)
-        sizes = [a.size() for a in args]
-        if 0 in sizes:
-            return type(self).bottom()
-        if None in sizes or prod(sizes) > max(EXACT_LIMIT, 1):
-            return None
-        outs = (f(*xs) for xs in itertools.product(*(sorted(a.gamma()) for a in args)))
+        if not others:
+            if self.is_singleton:
+                v = f(self.lo)
+                return type(self).const(v if w is None else wrap_int(v, w, signed))
+            n = self.size()
+            if n == 0:
+                return type(self).bottom()
+            if n is None or n > max(EXACT_LIMIT, 1):
+                return None
+            outs = list(map(f, range(self.lo, self.hi + 1, self.stride)))
+        else:
+            args = (self, *others)
+            if all(a.is_singleton for a in args):
+                v = f(*(a.lo for a in args))
+                return type(self).const(v if w is None else wrap_int(v, w, signed))
+            sizes = [a.size() for a in args]
+            if 0 in sizes:
+                return type(self).bottom()
+            if None in sizes or prod(sizes) > max(EXACT_LIMIT, 1):
+                return None
+            ranges = [range(a.lo, a.hi + 1, a.stride or 1) for a in args]
+            outs = [f(*xs) for xs in itertools.product(*ranges)]
         if w is not None:
-            outs = (wrap_int(v, w, signed) for v in outs)
-        return type(self).hull(outs)
+            mask = (1 << w) - 1
+            if signed:
+                half, span = 1 << (w - 1), 1 << w
+                outs = [(v & mask) - span if v & mask >= half else v & mask for v in outs]
+            else:
+                outs = [v & mask for v in outs]
+        lo, hi, first = min(outs), max(outs), outs[0]
+        return self._new(lo, hi, gcd(*[v - first for v in outs]), first)
 
     def __str__(self) -> str:
         if self.is_bottom:
@@ -299,7 +328,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
     # ---------------------------------------------------------------- lattice
     def leq(self, other: StridedInterval) -> bool:
         """Inclusion of integer sets."""
-        if self.is_bottom:
+        if self is other or self.is_bottom:
             return True
         if other.is_bottom or _max_lo(self.lo, other.lo) != self.lo:
             return False
@@ -313,20 +342,25 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
 
     def join(self, other: StridedInterval) -> StridedInterval:
         """Least upper bound: hull of the bounds, gcd of strides and anchor distance."""
+        if self is other or other.is_bottom:
+            return self
         if self.is_bottom:
             return other
-        if other.is_bottom:
-            return self
-        step = gcd(self.stride, other.stride, self.anchor() - other.anchor())
-        lo = None if self.lo is None or other.lo is None else min(self.lo, other.lo)
-        hi = None if self.hi is None or other.hi is None else max(self.hi, other.hi)
+        anchor = self._anchor
+        step = gcd(self.stride, other.stride, anchor - other._anchor)
         if step == 0:
             return self
-        return type(self)(lo, hi, step, self.anchor())
+        a, b = self.lo, other.lo
+        lo = None if a is None or b is None else a if a < b else b
+        a, b = self.hi, other.hi
+        hi = None if a is None or b is None else a if a > b else b
+        return self._new(lo, hi, step, anchor)
 
     def meet(self, other: StridedInterval) -> StridedInterval:
         """Exact intersection: progressions intersect in a progression (Chinese remainder)."""
         cls = type(self)
+        if self is other:
+            return self
         if self.is_bottom or other.is_bottom:
             return cls.bottom()
         if self.is_singleton or other.is_singleton:
@@ -339,7 +373,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         m2 = other.stride // g
         gap = (other.residue - self.residue) // g
         k = gap * pow(self.stride // g, -1, m2) % m2 if m2 > 1 else 0
-        return cls(lo, hi, self.stride * m2, self.residue + self.stride * k)
+        return cls._new(lo, hi, self.stride * m2, self.residue + self.stride * k)
 
     def widen(self, other: StridedInterval, thresholds: Sequence[int] = ()) -> StridedInterval:
         """Upper bound of both that makes increasing chains stabilise.
@@ -368,7 +402,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         if hi_grew and hi is not None:
             i = bisect.bisect_left(ts, hi)
             hi = ts[i] if i < len(ts) else (None if eager or hi > WIDEN_MAX_BOUND else hi)
-        return type(self)(lo, hi, joined.stride, joined.residue)
+        return self._new(lo, hi, joined.stride, joined.residue)
 
     def _widen_eagerly(self, joined: StridedInterval) -> bool:
         old, new = self.size(), joined.size()
@@ -384,15 +418,16 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         hi = other.hi if self.hi is None else self.hi
         if self.stride == 0:
             return self
-        return type(self)(lo, hi, self.stride, self.residue)
+        return self._new(lo, hi, self.stride, self.residue)
 
     # ---------------------------------------------------------------- views
     def shift(self, k: int) -> StridedInterval:
         """Every element plus ``k``."""
         if self.is_bottom or k == 0:
             return self
-        move = lambda b: None if b is None else b + k  # noqa: E731
-        return type(self)(move(self.lo), move(self.hi), self.stride, self.residue + k)
+        lo, hi = self.lo, self.hi
+        return self._new(None if lo is None else lo + k, None if hi is None else hi + k,
+                          self.stride, self.residue + k)
 
     def clip(self, lo: int | None, hi: int | None) -> StridedInterval:
         """Meet with the interval ``[lo, hi]`` (None = unbounded), keeping the stride."""
@@ -401,7 +436,14 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         if self.stride == 0:
             inside = (lo is None or self.lo >= lo) and (hi is None or self.lo <= hi)
             return self if inside else type(self).bottom()
-        return type(self)(_max_lo(self.lo, lo), _min_hi(self.hi, hi), self.stride, self.residue)
+        a, b = self.lo, self.hi
+        if lo is not None and (a is None or a < lo):
+            a = lo
+        if hi is not None and (b is None or b > hi):
+            b = hi
+        if a is self.lo and b is self.hi:
+            return self
+        return self._new(a, b, self.stride, self.residue)
 
     def wrap(self, w: int, signed: bool = False) -> StridedInterval:
         """Re-read every element as a w-bit value in the chosen view, soundly.
@@ -410,8 +452,12 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         of 2^w; split at the wrap point and re-joined when the set touches two blocks; else
         the whole view with stride gcd(stride, 2^w), which keeps power-of-two alignment.
         """
-        low, high = view_range(w, signed)
-        if self.within(low, high):
+        view = _VIEWS.get((w, signed))
+        if view is None:
+            view = _VIEWS[(w, signed)] = view_range(w, signed)
+        low, high = view
+        lo, hi = self.lo, self.hi
+        if self.is_bottom or (lo is not None and hi is not None and low <= lo and hi <= high):
             return self
         span = 1 << w
         if self.lo is None or self.hi is None:
@@ -427,7 +473,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         return below.join(above)
 
     def _envelope(self, low: int, high: int, span: int) -> StridedInterval:
-        return type(self)(low, high, gcd(self.stride, span), self.anchor())
+        return self._new(low, high, gcd(self.stride, span), self.anchor())
 
     def as_unsigned(self, w: int) -> StridedInterval:
         return self.wrap(w, False)
@@ -497,3 +543,6 @@ def _canonical_op(op: str, signed: bool) -> tuple[str, bool]:
 
 _BOTTOM = StridedInterval(1, 0, 0)
 _TOP = StridedInterval(None, None, 1)
+# `self._new(lo, hi, stride, residue)`: the constructor behind a C-level memo, which the
+# operations use (a plain `StridedInterval(...)` call costs a Python-level `__new__`).
+StridedInterval._new = staticmethod(lru_cache(maxsize=_CACHE_LIMIT)(StridedInterval))

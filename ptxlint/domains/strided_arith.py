@@ -48,6 +48,22 @@ def trunc_rem(x: int, y: int) -> int:
     return x - y * trunc_div(x, y)
 
 
+def _plus(x: int, y: int) -> int:
+    return x + y
+
+
+def _minus(x: int, y: int) -> int:
+    return x - y
+
+
+def _math_plus(a: SI, b: SI) -> SI:
+    return a.math_add(b)
+
+
+def _math_minus(a: SI, b: SI) -> SI:
+    return a.math_add(b.math_neg())
+
+
 class ArithmeticOps:
     """Integer arithmetic on strided intervals; mixed into ``StridedInterval``."""
 
@@ -61,7 +77,7 @@ class ArithmeticOps:
         lo = None if self.lo is None or other.lo is None else self.lo + other.lo
         hi = None if self.hi is None or other.hi is None else self.hi + other.hi
         step = gcd(self.stride, other.stride)
-        return type(self)(lo, hi, step, self.anchor() + other.anchor())
+        return self._new(lo, hi, step, self.anchor() + other.anchor())
 
     def math_neg(self: SI) -> SI:
         return self.scale(-1)
@@ -76,7 +92,7 @@ class ArithmeticOps:
         hi = None if self.hi is None else self.hi * k
         if k < 0:
             lo, hi = hi, lo
-        return type(self)(lo, hi, self.stride * abs(k), self.anchor() * k)
+        return self._new(lo, hi, self.stride * abs(k), self.anchor() * k)
 
     def math_mul(self: SI, other: SI) -> SI:
         """``{x * y}`` envelope: corner products bound it, and with ``x = a + i*s`` and
@@ -90,9 +106,9 @@ class ArithmeticOps:
         a, b, s, t = self.anchor(), other.anchor(), self.stride, other.stride
         step = gcd(a * t, b * s, s * t)
         if not (self.is_finite and other.is_finite):
-            return type(self)(None, None, step, a * b)
+            return self._new(None, None, step, a * b)
         corners = [x * y for x in (self.lo, self.hi) for y in (other.lo, other.hi)]
-        return type(self)(min(corners), max(corners), step, a * b)
+        return self._new(min(corners), max(corners), step, a * b)
 
     def floordiv_pow2(self: SI, k: int) -> SI:
         """``{floor(x / 2^k)}``: monotone, and exact on strides that 2^k divides."""
@@ -101,8 +117,8 @@ class ArithmeticOps:
         lo = None if self.lo is None else self.lo >> k
         hi = None if self.hi is None else self.hi >> k
         if self.stride % (1 << k) == 0:
-            return type(self)(lo, hi, self.stride >> k, self.anchor() >> k)
-        return type(self)(lo, hi, 1)
+            return self._new(lo, hi, self.stride >> k, self.anchor() >> k)
+        return self._new(lo, hi, 1)
 
     def clamp(self: SI, low: int, high: int) -> SI:
         """``{min(max(x, low), high)}`` (saturation)."""
@@ -128,15 +144,22 @@ class ArithmeticOps:
         if sat:
             a, b = self.wrap(w, signed), other.wrap(w, signed)
             return a.math_add(b).clamp(*view_range(w, signed))
-        return self._binary(other, w, signed, lambda x, y: x + y, lambda a, b: a.math_add(b))
+        a, b = self.wrap(w, signed), other.wrap(w, signed)
+        out = a.math_add(b)
+        if out.fits(w, signed):
+            return out  # no sum wraps: the envelope is the hull of the sums, exactly
+        return a._binary(b, w, signed, _plus, _math_plus)
 
     def sub(self: SI, other: SI, w: int, signed: bool = False, sat: bool = False) -> SI:
         """``sub{.sat}``."""
         if sat:
             a, b = self.wrap(w, signed), other.wrap(w, signed)
             return a.math_add(b.math_neg()).clamp(*view_range(w, signed))
-        return self._binary(other, w, signed, lambda x, y: x - y,
-                            lambda a, b: a.math_add(b.math_neg()))
+        a, b = self.wrap(w, signed), other.wrap(w, signed)
+        out = a.math_add(b.math_neg())
+        if out.fits(w, signed):
+            return out  # no difference wraps: as for add
+        return a._binary(b, w, signed, _minus, _math_minus)
 
     def neg(self: SI, w: int, signed: bool = False) -> SI:
         """``neg``: ``-MIN`` wraps back to ``MIN``."""
@@ -251,7 +274,7 @@ class ArithmeticOps:
         lo = max(a.lo, -largest) if a.lo < 0 else 0
         hi = min(a.hi, largest) if a.hi > 0 else 0
         step = gcd(a.stride, b.lo, b.stride)
-        return type(self)(lo, hi, step, a.lo)
+        return self._new(lo, hi, step, a.lo)
 
     def _smallest_magnitude(self: SI) -> int:
         """``min |y|`` over a finite set without 0."""

@@ -183,7 +183,7 @@ class BitwiseOps:
         t, v = combine_low_bits(op, low_bits(a, w), low_bits(b, w), w)
         if t >= w:
             return type(self).const(v).wrap(w, signed)
-        return type(self)(lo, hi, 1 << t, v).wrap(w, signed)
+        return self._new(lo, hi, 1 << t, v).wrap(w, signed)
 
     def _mask_case(self: SI, mask: SI, w: int, op: str) -> SI | None:
         """Exact answers for ``x OP m`` with m a single all-low or all-high bit mask."""
@@ -274,7 +274,7 @@ class BitwiseOps:
         t, v = low_bits(a, w)
         high = bit_reverse(v, t) << (w - t)
         step = 1 << (w - a.hi.bit_length())
-        return type(self)(high, high + (1 << (w - t)) - 1, step, 0).wrap(w, signed)
+        return self._new(high, high + (1 << (w - t)) - 1, step, 0).wrap(w, signed)
 
     def _field_operands(self: SI, pos: SI, length: SI) -> tuple[SI, SI]:
         """PTX uses only bits 0..7 of the ``.u32`` position and length operands."""

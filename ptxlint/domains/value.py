@@ -32,7 +32,7 @@ from .strided import StridedInterval as SI
 _TOP_SI = SI.top()
 
 
-#: Interning table: (si, aff, cong, region) -> the instance, so that equal values built
+#: Interning table: the components (by identity) -> the instance, so that equal values built
 #: independently (a block interpreted again) are usually the same object and the state's
 #: joins and comparisons stop at ``is``. Only a speed-up: equality never relies on it.
 _CACHE: dict[tuple, "Value"] = {}
@@ -55,7 +55,8 @@ class Value:
 
     def __new__(cls, si: SI, aff: Affine, cong: Congruence,
                 region: Region | None = None) -> "Value":
-        key = (si, aff, cong, region)
+        # keyed by identity (cheap to hash); the cached value keeps its components alive
+        key = (id(si), id(aff), id(cong), id(region))
         hit = _CACHE.get(key)
         if hit is not None and cls is Value:
             return hit
@@ -66,7 +67,7 @@ class Value:
         _set(self, "region", region)
         _set(self, "is_bottom", si.is_bottom or aff.is_bottom or cong.is_bottom)
         _set(self, "is_top", si.is_top and aff.varying and cong.bits == 0 and region is None)
-        _set(self, "_hash", hash(key))
+        _set(self, "_hash", hash((si, aff, cong, region)))
         _set(self, "_reduced", None)
         if cls is Value:
             if len(_CACHE) >= _CACHE_LIMIT:

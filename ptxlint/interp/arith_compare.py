@@ -266,6 +266,12 @@ def pred_logic(insn, s, ctx: Ctx) -> None:
     b = read(insn.b, s, ctx, 1)
     t = combine_tri(insn.opcode, tri_of(a), tri_of(b))
     assign(d, pred_value(t, a.is_uniform and b.is_uniform), s)
+    # `if (x < w && y < h)` compiles to setp; setp; or.pred (of the negations): record
+    # the connective so a branch on the result refines both comparisons
+    if (insn.opcode in ("and", "or") and isinstance(d, Register)
+            and isinstance(insn.a, Register) and isinstance(insn.b, Register)
+            and d.key not in (insn.a.key, insn.b.key)):
+        s.conds[d.key] = Condition(insn.opcode, insn.a.key, insn.b.key, 1, False)
 
 
 _TESTS = {

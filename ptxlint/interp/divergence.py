@@ -27,14 +27,15 @@ class SyncDependence:
         # branch block -> the merge blocks its divergence affects
         self.merges_of: dict[int, set[int]] = {}
         ipdom = cfg.ipdom
+        block_defs = [frozenset(r.key for i in b.instructions for r in i.defs)
+                      for b in cfg.blocks]
         for block in cfg.blocks:
             if len(block.succs) < 2:
                 continue
             stop = ipdom[block.index]
             reached = [self._region(s, stop) for s in block.succs if s != stop]
             region = set().union(*reached)
-            defs = frozenset(r.key for b in region for i in cfg.blocks[b].instructions
-                             for r in i.defs)
+            defs = frozenset().union(*(block_defs[b] for b in region))
             if not defs:
                 continue
             # paths from different arms meet here (a loop head reached only through the

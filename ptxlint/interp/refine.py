@@ -11,50 +11,110 @@ from __future__ import annotations
 from ..domains.lattice import Tri
 from ..domains.state import Condition, State
 from ..domains.strided import StridedInterval as SI
-from ..domains.value import Value, tri_of
+from ..domains.value import TOP, Value, tri_of
 
 _MIRROR = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le",
            "lo": "hi", "ls": "hs", "hi": "lo", "hs": "ls"}
 _INTEGER_OPS = frozenset(_MIRROR)
 _UNSIGNED = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+_TRUE, _FALSE = SI.const(1), SI.const(0)
 
 
 def assume(s: State, pred_key: str, truth: bool, depth: int = 0) -> bool:
     """Narrow `s` in place to the executions where predicate `pred_key` is `truth`.
     Returns False when no execution remains (the edge is infeasible)."""
-    value = s[pred_key]
+    return _assume(s, pred_key, truth, depth, None)
+
+
+def assume_cached(memo: dict, slot: object, s: State, pred_key: str, truth: bool) -> bool:
+    """`assume`, replayed from `memo[slot]` when the registers and comparisons it read
+    the last time it ran there are what they were (it is a function of those)."""
+    last = memo.get(slot)
+    if last is not None and last[0] == pred_key and last[1] == truth:
+        log = last[3]
+        regs, conds = s.regs, s.conds
+        written = set()
+        for kind, key, value in log:
+            if kind == _SET:
+                written.add(key)
+            elif key not in written:
+                now = regs.get(key) if kind == _REG else conds.get(key)
+                if now is not value and now != value:
+                    break
+        else:
+            for kind, key, value in log:
+                if kind == _SET:
+                    regs[key] = value
+            return last[2]
+    log: list = []
+    ok = _assume(s, pred_key, truth, 0, log)
+    memo[slot] = (pred_key, truth, ok, log)
+    return ok
+
+
+# what the log records: a register read (its value or None), a comparison read, a write
+_REG, _COND, _SET = 0, 1, 2
+
+
+def _read(s: State, key: str, log: list | None) -> Value:
+    v = s.regs.get(key)
+    if log is not None:
+        log.append((_REG, key, v))
+    return TOP if v is None else v
+
+
+def _cond(s: State, key: str, log: list | None) -> Condition | None:
+    c = s.conds.get(key)
+    if log is not None:
+        log.append((_COND, key, c))
+    return c
+
+
+def _write(s: State, key: str, v: Value, log: list | None) -> None:
+    s.regs[key] = v
+    if log is not None:
+        log.append((_SET, key, v))
+
+
+def _assume(s: State, pred_key: str, truth: bool, depth: int, log: list | None) -> bool:
+    value = _read(s, pred_key, log)
     known = tri_of(value)
     if known is not Tri.MAYBE:
         return (known is Tri.TRUE) == truth
-    s.regs[pred_key] = value.meet_si(SI.const(1 if truth else 0))
-    cond = s.conds.get(pred_key)
+    _write(s, pred_key, value.meet_si(_TRUE if truth else _FALSE), log)
+    cond = _cond(s, pred_key, log)
     if cond is None or depth > 8:
         return True
     holds = truth != cond.negated
+    if cond.op in ("and", "or"):  # `and.pred`/`or.pred` of two predicates
+        if (cond.op == "and") == holds:  # a AND b true, or a OR b false: both parts known
+            return all(_assume(s, part, holds, depth + 1, log) for part in (cond.a, cond.b)
+                       if isinstance(part, str))
+        return True
     if cond.combine is None:
-        return _compare(s, cond, holds)
+        return _compare(s, cond, holds, log)
     other_truth = holds != cond.other_negated
     if cond.combine == "and" and holds:
-        return _compare(s, cond, True) and _other(s, cond, other_truth, depth)
+        return _compare(s, cond, True, log) and _other(s, cond, other_truth, depth, log)
     if cond.combine == "or" and not holds:
-        return _compare(s, cond, False) and _other(s, cond, other_truth, depth)
+        return _compare(s, cond, False, log) and _other(s, cond, other_truth, depth, log)
     return True
 
 
-def _other(s: State, cond: Condition, truth: bool, depth: int) -> bool:
-    return cond.other is None or assume(s, cond.other, truth, depth + 1)
+def _other(s: State, cond: Condition, truth: bool, depth: int, log: list | None) -> bool:
+    return cond.other is None or _assume(s, cond.other, truth, depth + 1, log)
 
 
-def _operand(s: State, x: str | int) -> Value:
-    return Value.const(x) if isinstance(x, int) else s[x]
+def _operand(s: State, x: str | int, log: list | None) -> Value:
+    return Value.const(x) if isinstance(x, int) else _read(s, x, log)
 
 
-def _compare(s: State, cond: Condition, holds: bool) -> bool:
+def _compare(s: State, cond: Condition, holds: bool, log: list | None) -> bool:
     if cond.is_float or cond.op not in _INTEGER_OPS:
         return True
     op = _UNSIGNED.get(cond.op, cond.op)
     signed = cond.signed and cond.op not in _UNSIGNED
-    a, b = _operand(s, cond.a), _operand(s, cond.b)
+    a, b = _operand(s, cond.a, log), _operand(s, cond.b, log)
     if a.region is not None or b.region is not None:
         return True  # offsets are not the compared numbers
     a_true, a_false = a.si.refine(op, b.si, cond.width, signed)
@@ -66,5 +126,5 @@ def _compare(s: State, cond: Condition, holds: bool) -> bool:
         return False
     for key, new in ((cond.a, new_a), (cond.b, new_b)):
         if isinstance(key, str) and not new.is_top:
-            s.regs[key] = new
+            _write(s, key, new, log)
     return True

@@ -23,13 +23,19 @@ from dataclasses import dataclass
 from ..cfg import CFG, is_brx
 from ..domains.lattice import Tri
 from ..domains.state import State
-from ..domains.value import tri_of
+from ..domains.value import TOP, tri_of
 from ..ir.instruction import Instruction
-from ..ir.traits import Branch, Call, Terminator
+from ..ir.operands import registers_in
+from ..ir.traits import Branch, Call, MemoryAccess, Terminator
+from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
+from .arith import CARRY
 from .context import Ctx
 from .divergence import SyncDependence
-from .refine import assume
-from .transfer import apply
+from .refine import assume, assume_cached
+from .transfer import transfer_for, unmodelled
+
+#: Modules whose transfer functions read and write registers only (never .param cells).
+_REGISTER_ONLY = __package__ + ".arith"
 
 
 @dataclass(frozen=True)
@@ -38,10 +44,32 @@ class FixpointParams:
     max_visits: int = 64  # a block visited this often goes to top
     narrowing_passes: int = 1
     time_budget: float = 5.0  # seconds per function (calls included)
+    memoize: bool = True  # replay an instruction whose inputs are those of its last run
 
 
 class BudgetExceeded(Exception):
     pass
+
+
+# how an instruction runs (`_plan`)
+_PLAIN, _CALL, _CONTROL = "plain", "call", "control"
+
+
+def _plan(insn: Instruction) -> tuple:
+    """(kind, transfer function or None, registers it may read, whether .param cells
+    matter). A transfer function may read the registers the operands and the guard name
+    and the carry flag (`add.cc`, `addc`...); the `arith*` families compute on registers
+    only, while loads, stores and the rest may also read .param cells."""
+    kind = _CALL if isinstance(insn, Call) else \
+        _CONTROL if isinstance(insn, (Branch, Terminator)) else _PLAIN
+    keys = [r.key for op in insn.operands for r in registers_in(op)]
+    if insn.guard is not None:
+        keys.append(insn.guard.register.key)
+    keys.append(CARRY)
+    fn = transfer_for(type(insn))
+    registers_only = fn is not None and fn.__module__.startswith(_REGISTER_ONLY) \
+        and not isinstance(insn, MemoryAccess)
+    return kind, fn, tuple(dict.fromkeys(keys)), not registers_only
 
 
 class Interpreter:
@@ -60,6 +88,9 @@ class Interpreter:
         self.visits = [0] * len(cfg.blocks)
         self.requeue: set[int] = set()
         self._order = cfg.rpo_index
+        self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
+        self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
+        self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, entry: State) -> list[State | None]:
@@ -109,9 +140,9 @@ class Interpreter:
         if old is None:
             self.in_states[succ] = incoming
             return True
-        if incoming.leq(old):
+        new = old.grown_by(incoming)  # one pass for `incoming.leq(old)` and the join
+        if new is None:
             return False
-        new = old.join(incoming)
         if succ in self.cfg.loop_heads:
             visits = self.visits[succ]
             if visits >= self.params.max_visits:
@@ -123,32 +154,50 @@ class Interpreter:
 
     def _narrow(self) -> None:
         """One descending pass: recompute each block from its predecessors."""
+        # edge states of a block, kept while its out-state stays the same object
+        cached: dict[int, tuple[State, list[tuple[int, State]]]] = {}
+        divergent = len(self.divergent)
         for b in self.cfg.rpo():
             if b == self.cfg.entry or self.in_states[b] is None:
                 continue
             incoming = None
             for p in self.cfg.blocks[b].preds:
-                if self.out_states[p] is None:
+                out = self.out_states[p]
+                if out is None:
                     continue
-                for succ, st in self.edges(p, self.out_states[p]):
+                hit = cached.get(p)
+                if hit is None or hit[0] is not out:
+                    hit = cached[p] = (out, self.edges(p, out))
+                for succ, st in hit[1]:
                     if succ == b:
                         incoming = st if incoming is None else incoming.join(st)
-            if incoming is not None:
-                self.in_states[b] = incoming
-                self.out_states[b] = self.interpret_block(b, self._entry_state(b))
+            if incoming is None:
+                continue
+            # At the fixpoint every out-state is its block's in-state interpreted; when the
+            # recomputed in-state is the same (and no branch turned divergent since), so is
+            # the out-state, and the block need not be interpreted again.
+            if self.out_states[b] is not None and len(self.divergent) == divergent \
+                    and incoming == self.in_states[b]:
+                continue
+            self.in_states[b] = incoming
+            self.out_states[b] = self.interpret_block(b, self._entry_state(b))
 
     # ---- blocks and edges ----------------------------------------------------------------
     def interpret_block(self, b: int, state: State) -> State:
+        step = self.step
         for insn in self.cfg.blocks[b].instructions:
-            self.step(insn, state)
+            step(insn, state)
         return state
 
     def step(self, insn: Instruction, s: State) -> None:
+        plan = self._plans.get(id(insn))
+        if plan is None:
+            plan = self._plans[id(insn)] = _plan(insn)
         guard = insn.guard
         if guard is None:
-            self._execute(insn, s)
+            self._run(insn, plan, s)
             return
-        if isinstance(insn, (Branch, Terminator)):
+        if plan[0] is _CONTROL:
             return  # the edges carry the guard
         truth = tri_of(s[guard.register.key])
         if guard.negated:
@@ -156,13 +205,13 @@ class Interpreter:
         if truth is Tri.FALSE:
             return
         if truth is Tri.TRUE:
-            self._execute(insn, s)
+            self._run(insn, plan, s)
             return
         uniform = s[guard.register.key].is_uniform
         taken = s.copy()
-        if not assume(taken, guard.register.key, not guard.negated):
+        if not self._assume(id(insn), taken, guard.register.key, not guard.negated):
             return
-        self._execute(insn, taken)
+        self._run(insn, plan, taken)
         for reg in insn.defs:
             merged = s[reg.key].join(taken[reg.key])
             s.assign(reg.key, merged if uniform else merged.varying())
@@ -172,10 +221,70 @@ class Interpreter:
                 s.params[cell] = v if old is None else old.join(v)
 
     def _execute(self, insn: Instruction, s: State) -> None:
-        if isinstance(insn, Call) and self.calls is not None:
+        """Run one instruction (guards aside) on `s`."""
+        plan = self._plans.get(id(insn))
+        if plan is None:
+            plan = self._plans[id(insn)] = _plan(insn)
+        self._run(insn, plan, s)
+
+    def _run(self, insn: Instruction, plan: tuple, s: State) -> None:
+        kind, fn, keys, with_params = plan
+        if kind is _CALL and self.calls is not None:
             self.calls.apply(insn, s, self.ctx, self.deadline)
-        else:
-            apply(insn, s, self.ctx)
+            return
+        if kind is not _PLAIN or not self.params.memoize:
+            if fn is None:
+                unmodelled(insn, s, self.ctx)
+            else:
+                fn(insn, s, self.ctx)
+            return
+        # Memo: a transfer function is a function of the values of the registers its
+        # operands name (and the carry flag), their recorded comparisons and (outside the
+        # register-only arith families) the .param cells; when those are what they were
+        # last time, replay what it did then.
+        regs, conds, params = s.regs, s.conds, s.params
+        values = tuple(map(regs.get, keys))
+        comparisons = tuple(map(conds.get, keys))
+        last = self._memo.get(id(insn))
+        if last is not None and last[0] == values and last[1] == comparisons \
+                and (not with_params or last[2] == params):
+            _, _, _, written, results, touched, outcomes, new_params = last
+            assign = s.assign
+            for k, v in zip(written, results):
+                assign(k, TOP if v is None else v)
+            for k, c in zip(touched, outcomes):
+                if c is None:
+                    conds.pop(k, None)
+                else:
+                    conds[k] = c
+            if new_params is not None:
+                params.clear()
+                params.update(new_params)
+            return
+        before = dict(params) if with_params else None
+        s.log = log = []
+        try:
+            if fn is None:
+                unmodelled(insn, s, self.ctx)
+            else:
+                fn(insn, s, self.ctx)
+        finally:
+            s.log = None
+        written = (log[0],) if len(log) == 1 else tuple(dict.fromkeys(log))
+        # comparisons to restore: those of written registers, and any other it changed
+        touched = written
+        if tuple(map(conds.get, keys)) != comparisons:
+            touched += tuple(k for k, c in zip(keys, comparisons)
+                             if conds.get(k) is not c and k not in written)
+        self._memo[id(insn)] = (values, comparisons, before, written,
+                                tuple(map(regs.get, written)), touched,
+                                tuple(map(conds.get, touched)),
+                                None if not with_params or params == before else dict(params))
+
+    def _assume(self, slot: object, s: State, key: str, truth: bool) -> bool:
+        if self.params.memoize:
+            return assume_cached(self._refined, slot, s, key, truth)
+        return assume(s, key, truth)
 
     def edges(self, b: int, out: State) -> list[tuple[int, State]]:
         """Successor states, refined by the branch predicate on each edge."""
@@ -195,9 +304,10 @@ class Interpreter:
             taken_block = self.cfg.exit
         result = []
         for s in succs:
-            st = out.copy()
+            # refinement writes registers only: the comparisons and cells can be shared
+            st = State(dict(out.regs), out.conds, out.params, out.unreachable)
             holds = s == taken_block
-            if assume(st, key, holds != term.guard.negated):
+            if self._assume((b, s), st, key, holds != term.guard.negated):
                 result.append((s, st))
         return result
 

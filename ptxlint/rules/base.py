@@ -8,6 +8,7 @@ documentation (`ptxlint --explain ID`, SARIF metadata) with the sections
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -79,6 +80,9 @@ class Rule:
         cuda = None
         if isinstance(where, Instruction) and where.loc is not None:
             name = rc.module.files.get(where.loc.file)
+            if name is not None and not os.path.isabs(name):
+                # nvcc records the path it was given: relative to the PTX file's folder
+                name = os.path.normpath(os.path.join(os.path.dirname(rc.module.path), name))
             if name is not None:
                 cuda = CudaLocation(name, where.loc.line, where.loc.column)
         return Diagnostic(self.id, self.severity if severity is None else severity, message,

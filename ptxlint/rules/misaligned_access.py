@@ -122,8 +122,7 @@ class MisalignedAccess(Rule, id="misaligned-access", severity=Severity.ERROR):
         if residue == 0 and not wide:
             return None  # a narrow scalar access: its alignment is the type's own
         proved = 1 << known if residue == 0 else residue & -residue
-        kind = "load" if site.verb == "load" else site.verb
-        notes = self._notes(a, need)
+        kind, notes = site.verb, self._notes(a)
         details = {"width": need, "alignment": proved, "offset_residue": residue}
         where = f"`{a.object}`" if a.object else "its address"
         if residue:
@@ -147,7 +146,7 @@ class MisalignedAccess(Rule, id="misaligned-access", severity=Severity.ERROR):
         return with_severity(d, Severity.NOTE) if unknown_origin else d
 
     @staticmethod
-    def _notes(a: Alignment, need: int) -> list[str]:
+    def _notes(a: Alignment) -> list[str]:
         if a.object is None:
             return []
         if a.assumed:

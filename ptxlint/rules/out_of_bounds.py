@@ -8,9 +8,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from ..diagnostics import Certainty, Diagnostic, Severity
+from ..domains.affine import INDICES, ThreadBounds
 from ..domains.lattice import Tri
+from ..domains.state import State
+from ..domains.strided import StridedInterval as SI
 from ..domains.value import Value
 from ..interp.facts import Access, Facts
 from ..interp.transfer import address_value
@@ -35,8 +39,8 @@ INDEX_NAMES = {"tid.x": "%tid.x", "tid.y": "%tid.y", "tid.z": "%tid.z", "laneid"
 # An offset range this wide says nothing about the index (it comes from unknown data).
 UNINFORMATIVE_SPAN = 1 << 31
 SEARCH_PROBES = 48  # re-analyses per kernel spent looking for a parameter threshold
-SEARCH_SECONDS = 1.0  # ... and their total time
-SEARCH_PROBE_SECONDS = 0.1  # a kernel whose first probe takes longer is not searched
+SEARCH_SECONDS = 0.5  # ... and their total time
+SEARCH_PROBE_SECONDS = 0.05  # a kernel whose first probe takes longer is not searched
 SEARCH_MAX_INSTRUCTIONS = 1000
 
 
@@ -122,13 +126,13 @@ def spaces_agree(site: Site) -> bool:
 @dataclass(frozen=True)
 class Verdict:
     kind: str  # "clean", "definite", "possible"
+    si: SI  # the offsets, in the threads that can run the access
     lo: int | None  # first byte touched (None: unbounded)
     hi: int | None  # last byte touched
     witness: str | None = None  # "`%tid.x` = 255 reaches byte 1024"
 
 
-def touched(v: Value, width: int) -> tuple[int | None, int | None]:
-    si = v.si
+def touched(si: SI, width: int) -> tuple[int | None, int | None]:
     if si.is_bottom:
         return 0, -1
     return si.lo, None if si.hi is None else si.hi + width - 1
@@ -138,13 +142,47 @@ def is_clean(lo: int | None, hi: int | None, size: int) -> bool:
     return lo is not None and hi is not None and (hi < lo or (lo >= 0 and hi < size))
 
 
-def threads(rc: RuleContext) -> list[tuple[tuple[int, int, int], int]] | None:
-    """Every (tid, laneid) of the block when its shape is exact, else None."""
+def path_bounds(state: State, bounds: ThreadBounds) -> ThreadBounds:
+    """The thread indices that can reach a program point. A register that is exactly
+    `b + c*index` (one index, known b and c) and whose values a branch or guard narrowed
+    narrows the index: after `if (threadIdx.x < 64)` on %r1 = %tid.x, an address computed
+    from %tid.x before the branch is only used by threads 0..63."""
+    ranges = {n: bounds.of(n) for n in INDICES}
+    for v in state.regs.values():
+        aff, si = v.aff, v.si
+        if aff.is_top or len(aff.coeffs) != 1 or not si.is_finite or si.is_bottom:
+            continue
+        (name, coeff), = aff.coeffs
+        c, b = coeff.singleton(), aff.base.singleton()
+        if not c or b is None:
+            continue
+        # b + c*index in [lo, hi]: index from ceil((lo - b) / c) to floor((hi - b) / c),
+        # the ends swapped when c < 0
+        low, high = (si.lo, si.hi) if c > 0 else (si.hi, si.lo)
+        first, last = -((b - low) // c), (high - b) // c
+        ranges[name] = ranges[name].meet(SI.range(first, last))
+    return ThreadBounds(*(ranges[n] for n in INDICES))
+
+
+def offsets(site: Site, bounds: ThreadBounds) -> SI:
+    """The offsets the address takes in the threads that can run it."""
+    v = site.address
+    return v.si if v.aff.is_top else v.si.meet(v.aff.range(bounds))
+
+
+def threads(rc: RuleContext, bounds: ThreadBounds | None = None
+            ) -> list[tuple[tuple[int, int, int], int]] | None:
+    """Every (tid, laneid) of the block (within `bounds`) when its shape is exact."""
     lim = rc.launch.block_or_limits(rc.function) if rc.launch is not None else None
     if lim is None or not lim.exact:
         return None
-    return [(t, i) for w in range(warp_count(lim.dims))
-            for i, t in enumerate(lanes(lim.dims, w)) if t is not None]
+    out = [(t, i) for w in range(warp_count(lim.dims))
+           for i, t in enumerate(lanes(lim.dims, w)) if t is not None]
+    if bounds is None:
+        return out
+    return [(t, i) for t, i in out if bounds.tid_x.contains(t[0]) and
+            bounds.tid_y.contains(t[1]) and bounds.tid_z.contains(t[2]) and
+            bounds.laneid.contains(i)]
 
 
 def lane_terms(v: Value) -> dict[str, int] | None:
@@ -188,15 +226,19 @@ def judge(rc: RuleContext, site: Site, size: int) -> Verdict:
     """Clean, out of bounds in every execution the state covers (some thread of the
     block always overflows), or possibly out of bounds."""
     v, w = site.address, site.width
-    lo, hi = touched(v, w)
+    bounds = path_bounds(site.access.state, rc.facts.ctx.bounds)
+    si = offsets(site, bounds)
+    lo, hi = touched(si, w)
     if is_clean(lo, hi, size):
-        return Verdict("clean", lo, hi)
+        return Verdict("clean", si, lo, hi)
     if lo is not None and hi is not None and (lo >= size or hi < 0):
-        return Verdict("definite", lo, hi)  # every offset is outside
-    terms, everyone = lane_terms(v), threads(rc)
+        return Verdict("definite", si, lo, hi)  # every offset is outside
+    terms, everyone = lane_terms(v), threads(rc, bounds)
     if terms is None:
-        return Verdict("possible", lo, hi)
-    full = everyone is not None and fully_executed(rc, site)
+        return Verdict("possible", si, lo, hi)
+    # definite needs every thread of the block to run the access: no narrowed index
+    full = everyone is not None and bounds == rc.facts.ctx.bounds and \
+        fully_executed(rc, site)
     if everyone is None:  # block shape unknown: only thread 0 surely exists
         everyone = [((0, 0, 0), 0)]
     bmin, bmax = v.aff.base.lo, v.aff.base.hi
@@ -207,12 +249,12 @@ def judge(rc: RuleContext, site: Site, size: int) -> Verdict:
         for o, t, lane in offs:
             addr = base + o
             over, under = addr + w > size, addr < 0
-            if (over or under) and v.si.contains(addr):
+            if (over or under) and si.contains(addr):
                 sure = definite and (over or base == bmax)
                 text = _witness(terms, t, lane, max(addr, size) if over else addr,
                                 bmin != bmax and base, sure)
-                return Verdict("definite" if sure else "possible", lo, hi, text)
-    return Verdict("possible", lo, hi)
+                return Verdict("definite" if sure else "possible", si, lo, hi, text)
+    return Verdict("possible", si, lo, hi)
 
 
 def _witness(terms: dict[str, int], t, lane: int, byte: int, base: int | bool,
@@ -238,6 +280,12 @@ class ThresholdSearch:
         self.probes = 0
         self.enabled = len(rc.function.instructions) <= SEARCH_MAX_INSTRUCTIONS
 
+    @cached_property
+    def one_dimensional(self) -> bool:
+        """The kernel reads no y or z thread index or block size."""
+        return not any(r.key in ("%tid.y", "%tid.z", "%ntid.y", "%ntid.z")
+                       for i in self.rc.function.instructions for r in i.uses)
+
     def candidates(self, site: Site) -> list:
         rc = self.rc
         launch = rc.launch
@@ -258,10 +306,13 @@ class ThresholdSearch:
             rc = self.rc
             launch = replace(rc.launch, block=(value, 1, 1)) if name == "block" else \
                 replace(rc.launch, params={**rc.launch.params, name: value})
-            result = analyze(rc.function, launch, module=rc.module,
-                             params=FixpointParams(time_budget=SEARCH_SECONDS))
-            self.enabled = result.seconds <= SEARCH_PROBE_SECONDS
-            self.cache[key] = result.facts
+            start = time.perf_counter()
+            facts = analyze(rc.function, launch, module=rc.module,
+                            params=FixpointParams(time_budget=SEARCH_SECONDS)).facts
+            if facts is not None:
+                facts.accesses  # noqa: B018 - part of the probe's cost
+            self.enabled = time.perf_counter() - start <= SEARCH_PROBE_SECONDS
+            self.cache[key] = facts
         return self.cache[key]
 
     def _clean(self, site: Site, name: str, value: int, size: int) -> bool | None:
@@ -273,12 +324,13 @@ class ThresholdSearch:
                 r = other.address.region
                 if r is None or site.address.region is None or r.obj != site.address.region.obj:
                     return None
-                return is_clean(*touched(other.address, other.width), size)
+                bounds = path_bounds(other.access.state, facts.ctx.bounds)
+                return is_clean(*touched(offsets(other, bounds), other.width), size)
         return True  # unreachable with this value
 
     def threshold(self, site: Site, size: int) -> tuple[str, int] | None:
         """(parameter, T): in bounds for 0 <= value <= T, possibly out of bounds above."""
-        for p in self.candidates(site):
+        for p in self.candidates(site) if self.enabled else ():
             top = (1 << (p.type.bits - 1)) - 1  # the same number in both views
             found = self._search(site, p.name, 0, top, size)
             if found is not None:
@@ -290,8 +342,7 @@ class ThresholdSearch:
         in bounds for blocks of up to T threads."""
         rc = self.rc
         lim = rc.launch.block_or_limits(rc.function) if rc.launch is not None else None
-        used = {r.key for i in rc.function.instructions for r in i.uses}
-        if lim is None or lim.exact or used & {"%tid.y", "%tid.z", "%ntid.y", "%ntid.z"}:
+        if not self.enabled or lim is None or lim.exact or not self.one_dimensional:
             return None
         found = self._search(site, "block", 1, lim.dims[0], size)
         return None if found is None else ("`%ntid.x`", found)
@@ -402,43 +453,56 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR):
         where = f"bytes {first}..{last} of `{obj}` ({size} bytes)"
         notes = [f"the size of `{obj}` is {source}"] if source else []
         witness = f"; {verdict.witness}" if verdict.witness else ""
-        severity, certainty = Severity.WARNING, Certainty.POSSIBLE
-        may = f"{site.verb} may be out of bounds"
         if verdict.kind == "definite":
             severity, certainty = Severity.ERROR, Certainty.DEFINITE
             message = f"out-of-bounds {site.verb}: {where}{witness}"
-        elif (cond := block_dependent(rc, site, size)) is not None:
-            severity, message = Severity.NOTE, f"{may} {cond}: {where}"
-            notes.append("the block shape is unknown: give it with --block X,Y,Z "
-                         "or declare .reqntid")
-        elif (found := search.block_threshold(site, size)) is not None:
-            severity, message = Severity.NOTE, f"{may} when {found[0]} > {found[1]}: {where}"
-            notes.append(f"in bounds for blocks of up to {found[1]} threads (re-analysed "
-                         "with one-dimensional blocks): give the block shape with --block")
-        elif (found := search.threshold(site, size)) is not None:
-            message = f"{may} when {found[0]} > {found[1]}: {where}"
-            notes.append(f"in bounds for 0 <= {found[0]} <= {found[1]} (re-analysed "
-                         f"with {found[0]} fixed)")
-        elif not v.is_uniform and threads(rc) is None:
-            severity, message = Severity.NOTE, f"{may} for some block shapes: {where}"
-            notes.append("the block shape is unknown: give it with --block X,Y,Z or "
-                         "declare .reqntid")
-        elif informative(v, lo, hi, size):
-            message = f"{may}: {where}{witness}"
-        elif lo is None or hi is None or hi - lo >= UNINFORMATIVE_SPAN:
-            severity, first, last = Severity.NOTE, None, None
-            message = f"{may}: its offset into `{obj}` ({size} bytes) is not bounded"
         else:
-            severity = Severity.NOTE
-            message = f"{may}: {where} (the index depends on values the analysis " \
-                "cannot bound)"
-        label = f"offset {v.si}" + ("" if v.aff.is_top or v.aff.is_uniform else f" = {v.aff}")
+            certainty = Certainty.POSSIBLE
+            severity, message, why = possible(rc, site, size, verdict, search, where)
+            notes += why
+            if message is None:  # nothing bounds the index
+                first = last = None
+                message = (f"{site.verb} may be out of bounds: its offset into `{obj}` "
+                           f"({size} bytes) is not bounded")
+        form = "" if v.aff.is_top or v.aff.is_uniform else f" = {v.aff}"
         d = self.diagnostic(
-            rc, site.insn, message, certainty=certainty, label=label, notes=notes,
-            help=f"bound the index by the size of `{obj}` or enlarge `{obj}`",
+            rc, site.insn, message, certainty=certainty, label=f"offset {verdict.si}{form}",
+            notes=notes, help=f"bound the index by the size of `{obj}` or enlarge `{obj}`",
             details={"object": obj, "size": size, "first_bad_byte": first,
                      "last_byte": last, "definite": verdict.kind == "definite"})
         return with_severity(d, severity)
+
+
+UNKNOWN_BLOCK = "the block shape is unknown: give it with --block X,Y,Z or declare .reqntid"
+
+
+def possible(rc: RuleContext, site: Site, size: int, verdict: Verdict,
+             search: ThresholdSearch, where: str) -> tuple[Severity, str | None, list[str]]:
+    """How sure a possible overflow is, most specific first: a condition on the unknown
+    block shape (a note) or on an unknown parameter (a warning), an overflow among the
+    bounded offsets (a warning), or an index the analysis cannot bound (a note; message
+    None when it is not bounded at all)."""
+    v, lo, hi = site.address, verdict.lo, verdict.hi
+    may = f"{site.verb} may be out of bounds"
+    witness = f"; {verdict.witness}" if verdict.witness else ""
+    if (cond := block_dependent(rc, site, size)) is not None:
+        return Severity.NOTE, f"{may} {cond}: {where}", [UNKNOWN_BLOCK]
+    if (found := search.block_threshold(site, size)) is not None:
+        return Severity.NOTE, f"{may} when {found[0]} > {found[1]}: {where}", [
+            f"in bounds for blocks of up to {found[1]} threads (re-analysed with "
+            "one-dimensional blocks): give the block shape with --block"]
+    if (found := search.threshold(site, size)) is not None:
+        return Severity.WARNING, f"{may} when {found[0]} > {found[1]}: {where}", [
+            f"in bounds for 0 <= {found[0]} <= {found[1]} (re-analysed with {found[0]} "
+            "fixed)"]
+    if not v.is_uniform and threads(rc) is None:
+        return Severity.NOTE, f"{may} for some block shapes: {where}", [UNKNOWN_BLOCK]
+    if informative(v, lo, hi, size):
+        return Severity.WARNING, f"{may}: {where}{witness}", []
+    if lo is None or hi is None or hi - lo >= UNINFORMATIVE_SPAN:
+        return Severity.NOTE, None, []
+    return Severity.NOTE, f"{may}: {where} (the index depends on values the analysis " \
+        "cannot bound)", []
 
 
 def informative(v: Value, lo: int | None, hi: int | None, size: int) -> bool:

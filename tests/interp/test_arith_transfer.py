@@ -524,6 +524,10 @@ def check_condition(s: State, key: str, lanes: list[int | None], regs: dict) -> 
         return
     for lane in range(LANES):
         val = lambda x: x if isinstance(x, int) else regs[x][lane]  # noqa: E731
+        if cond.op in ("and", "or"):  # a connective of two predicates
+            t = C.boolop(cond.op, val(cond.a) & 1, val(cond.b) & 1)
+            assert t ^ cond.negated == lanes[lane], f"{key}: {cond} wrong in lane {lane}"
+            continue
         t = int(C.compare(cond.op, C.u(val(cond.a), cond.width), C.u(val(cond.b), cond.width),
                           cond.width, cond.signed))
         if cond.combine is not None:

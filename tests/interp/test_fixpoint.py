@@ -203,3 +203,20 @@ def test_call_is_analysed_with_arguments():
     a = analyze(fn, LaunchConfig(block=(64, 1, 1)))
     v = value_before(a, "add.u32 %r3", "%r2")
     assert v.aff.stride_of("tid.x") == 2 and v.si.hi == 126
+
+
+def test_or_pred_guard_refines_both_comparisons():
+    # if (x < 20 && y < 3): nvcc branches around the body on `or.pred` of the negations
+    body = """
+\tmov.u32 %r1, %tid.x;
+\tmov.u32 %r2, %tid.y;
+\tsetp.ge.u32 %p1, %r1, 20;
+\tsetp.ge.u32 %p2, %r2, 3;
+\tor.pred %p3, %p1, %p2;
+\t@%p3 bra $L_out;
+\tadd.u32 %r3, %r1, %r2;
+$L_out:
+\tret;"""
+    a = run(body, launch=LaunchConfig(block=(32, 8, 1)))
+    assert value_before(a, "add.u32 %r3", "%r1").si.hi == 19
+    assert value_before(a, "add.u32 %r3", "%r2").si.hi == 2

@@ -217,6 +217,40 @@ def test_access_under_a_divergent_branch_is_only_possible():
     assert d.message.endswith("`%tid.x` = 255 would reach byte 1024")
 
 
+def test_guard_on_the_index_narrows_an_address_computed_before_it():
+    # nvcc computes &tile[tid] before `if (tid < 256)`: the guard narrows %r1 = %tid.x,
+    # so only threads 0..255 use %r4 (path-refined thread bounds)
+    body = SHARED_TILE + ("    setp.ge.u32 %p1, %r1, 256;\n"
+                          "    @%p1 bra $done;\n"
+                          "    ld.shared.f32 %f1, [%r4];\n"
+                          "$done:\n")
+    assert lint(body, launch="block=512") == []
+    assert [d.details["first_bad_byte"] for _, d in
+            lint(body.replace("256;", "257;"), launch="block=512")] == [1024]
+
+
+def test_a_narrowed_thread_index_is_never_definite():
+    # only threads 128..255 run the load (192..255 overflow): the index was narrowed on
+    # the way, so which threads really run it is not known and the finding is possible
+    found = lint(SHARED_TILE + "    setp.lt.u32 %p1, %r1, 128;\n"
+                               "    @%p1 bra $done;\n"
+                               "    ld.shared.f32 %f1, [%r4+256];\n"
+                               "$done:\n", launch="block=256")
+    [(_, d)] = found
+    assert (d.severity, d.details["definite"]) == (Severity.WARNING, False)
+    assert d.message.endswith("`%tid.x` = 192 would reach byte 1024")
+
+
+def test_every_thread_that_runs_it_overflows():
+    found = lint(SHARED_TILE + "    setp.lt.u32 %p1, %r1, 128;\n"
+                               "    @%p1 bra $done;\n"
+                               "    ld.shared.f32 %f1, [%r4+512];\n"
+                               "$done:\n", launch="block=256")
+    [(_, d)] = found
+    assert (d.severity, d.details["definite"]) == (Severity.ERROR, True)
+    assert d.message == "out-of-bounds load: bytes 1024..1535 of `tile` (1024 bytes)"
+
+
 def test_every_offset_outside_is_definite_without_a_launch():
     [(_, d)] = lint(SHARED_TILE + "    ld.shared.f32 %f1, [tile+1024];\n", launch=None)
     assert (d.severity, d.message) == (

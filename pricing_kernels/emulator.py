@@ -1,0 +1,72 @@
+"""Running launches on ptxlint's CPU emulator (`ptxlint.emulate.run_kernel`), for
+`--device emulator`: the same PTX, the same launch, no GPU.
+
+`EmulatorRunner()` raises `EmulatorUnavailable` when `ptxlint.emulate` cannot be
+imported (it is being built alongside the pricer).
+
+The emulator's calling convention, in one place (`_call`): `run_kernel(ptx, kernel,
+grid, block, args, dynamic_smem)` with `args` keyed by parameter index, a numpy array
+for each buffer (the emulator reads and writes it in place) and a number for each
+scalar; `EmulationError` becomes `EmulatorError` with its message.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .catalog import Buffer, Launch
+
+
+class EmulatorUnavailable(RuntimeError):
+    """ptxlint.emulate is not importable; the message is one line for the user."""
+
+
+def emulator_available() -> str | None:
+    """None when the emulator can be used, else why not."""
+    try:
+        from ptxlint.emulate import run_kernel  # noqa: F401, PLC0415
+    except ImportError as exc:
+        return f"ptxlint.emulate is not available ({exc})"
+    return None
+
+
+class EmulatorRunner:
+    name = "emulator"
+
+    def __init__(self, arch: str = "sm_80") -> None:
+        why = emulator_available()
+        if why is not None:
+            raise EmulatorUnavailable(f"no emulator: {why}")
+        from ptxlint.emulate import run_kernel  # noqa: PLC0415
+
+        self._run_kernel = run_kernel
+        self.arch = arch
+        self.description = "ptxlint CPU emulator"
+
+    def run(self, launch: Launch, ptx: str) -> tuple[dict[str, np.ndarray], float]:
+        """Outputs by name and the emulation's wall time in seconds."""
+        args = {i: np.array(a.data, copy=True) if isinstance(a, Buffer) else a.array()[0]
+                for i, a in enumerate(launch.args)}
+        start = time.perf_counter()
+        self._call(launch, ptx, args)
+        seconds = time.perf_counter() - start
+        return {a.name: args[i] for i, a in enumerate(launch.args)
+                if isinstance(a, Buffer) and a.output}, seconds
+
+    def _call(self, launch: Launch, ptx: str, args: dict):
+        from ptxlint.emulate import EmulationError  # noqa: PLC0415
+
+        try:
+            return self._run_kernel(ptx, launch.kernel, (launch.grid, 1, 1),
+                                    (launch.block, 1, 1), args,
+                                    dynamic_smem=launch.dynamic_smem, observe=False)
+        except EmulationError as exc:
+            raise EmulatorError(f"the emulator stopped in {launch.kernel}: {exc}") from None
+
+
+class EmulatorError(RuntimeError):
+    """The emulation of a launch failed; the message says where."""
+
+
+__all__ = ["EmulatorRunner", "EmulatorUnavailable", "EmulatorError", "emulator_available"]

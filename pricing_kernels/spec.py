@@ -1,0 +1,143 @@
+"""What to price: a validated `Spec`. Invalid inputs raise `InputError` with a message for
+the user (the command line prints it and exits with status 2)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .reference import crr_parameters
+
+PRODUCTS = {
+    "european-call": "European call (Monte Carlo)",
+    "european-put": "European put (Monte Carlo)",
+    "asian-call": "arithmetic-average Asian call, monitored after each step (Monte Carlo)",
+    "everest": "Everest note: notional x max(1, worst performance of the assets) (Monte Carlo)",
+    "binomial-call": "European call on a binomial lattice",
+    "binomial-put": "European put on a binomial lattice",
+    "american-call": "American call on a binomial lattice",
+    "american-put": "American put on a binomial lattice",
+}
+LATTICE = ("binomial-call", "binomial-put", "american-call", "american-put")
+RNGS = ("philox", "mt", "lcg")
+NORMALS = ("thread", "paired")
+DEVICES = ("gpu", "cpu", "emulator")
+MAX_ASSETS = 64
+DEFAULT_PATHS = {"gpu": 1_000_000, "cpu": 200_000, "emulator": 4096}
+DEFAULT_STEPS = {"asian-call": 64, "lattice": 1024}
+
+
+class InputError(ValueError):
+    """An input the pricer refuses; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    product: str
+    spot: float = 100.0
+    strike: float = 100.0
+    rate: float = 0.05
+    vol: float = 0.2
+    maturity: float = 1.0
+    steps: int | None = None  # None: the product's default
+    paths: int | None = None  # None: the device's default
+    assets: int = 4
+    corr: tuple[float, ...] = (0.5,)  # one value for every pair, or the upper triangle
+    rng: str = "philox"
+    normals: str = "thread"
+    antithetic: bool = False
+    seed: int = 1234
+    corr_matrix: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check(self.product in PRODUCTS, f"unknown product '{self.product}' "
+               f"(choose from {', '.join(PRODUCTS)})")
+        for name in ("spot", "strike", "maturity"):
+            value = getattr(self, name)
+            _check(math.isfinite(value) and value > 0, f"--{name} must be positive, got {value}")
+        _check(math.isfinite(self.vol) and self.vol > 0,
+               f"--vol must be positive, got {self.vol}")
+        _check(math.isfinite(self.rate) and abs(self.rate) < 1,
+               f"--rate must be a finite rate below 100%, got {self.rate}")
+        _check(self.steps is None or self.steps >= 1,
+               f"--steps must be at least 1, got {self.steps}")
+        _check(self.steps is None or self.steps < 1 << 20, "--steps must be below 2^20")
+        _check(self.paths is None or self.paths >= 1,
+               f"--paths must be at least 1, got {self.paths}")
+        _check(self.paths is None or self.paths < 1 << 32, "--paths must be below 2^32")
+        _check(1 <= self.assets <= MAX_ASSETS,
+               f"--assets must be between 1 and {MAX_ASSETS}, got {self.assets}")
+        _check(self.rng in RNGS, f"unknown generator '{self.rng}' (choose from {', '.join(RNGS)})")
+        _check(self.normals in NORMALS, f"unknown normals '{self.normals}' "
+               f"(choose from {', '.join(NORMALS)})")
+        _check(0 <= self.seed < 1 << 64, f"--seed must be in 0..2^64-1, got {self.seed}")
+        # the correlation only matters to the Everest note: other products ignore --corr
+        matrix = correlation(self.corr, self.assets) if self.product == "everest" \
+            else np.eye(1)
+        object.__setattr__(self, "corr_matrix", matrix)
+        if self.lattice:
+            try:
+                crr_parameters(self.rate, self.vol, self.maturity, self.steps_or_default())
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+
+    # ---- derived -------------------------------------------------------------------------
+    @property
+    def lattice(self) -> bool:
+        return self.product in LATTICE
+
+    @property
+    def put(self) -> bool:
+        return self.product.endswith("-put")
+
+    @property
+    def american(self) -> bool:
+        return self.product.startswith("american-")
+
+    def steps_or_default(self) -> int:
+        if self.steps is not None:
+            return self.steps
+        if self.lattice:
+            return DEFAULT_STEPS["lattice"]
+        return DEFAULT_STEPS.get(self.product, 1)
+
+    def paths_or_default(self, device: str) -> int:
+        return self.paths if self.paths is not None else DEFAULT_PATHS[device]
+
+
+def correlation(values: tuple[float, ...], assets: int) -> np.ndarray:
+    """The correlation matrix of `assets` assets from one value (every pair) or the
+    n(n-1)/2 values of the upper triangle, row by row; InputError unless it is a valid,
+    positive-definite correlation matrix."""
+    values = tuple(float(v) for v in values)
+    pairs = assets * (assets - 1) // 2
+    _check(len(values) in (1, pairs) or (assets == 1 and len(values) <= 1),
+           f"--corr takes one value or the {pairs} values of the upper triangle for "
+           f"{assets} assets, got {len(values)}")
+    for v in values:
+        _check(math.isfinite(v) and -1.0 <= v <= 1.0,
+               f"correlations must lie in [-1, 1], got {v}")
+    c = np.eye(assets)
+    if assets > 1:
+        iu = np.triu_indices(assets, 1)
+        c[iu] = values[0] if len(values) == 1 else values
+        c.T[iu] = c[iu]
+    try:
+        np.linalg.cholesky(c)
+    except np.linalg.LinAlgError:
+        low = min(np.linalg.eigvalsh(c))
+        raise InputError(f"the correlation matrix is not positive definite (smallest "
+                         f"eigenvalue {low:.3g}); with one correlation r for {assets} "
+                         f"assets, r must exceed {-1.0 / max(1, assets - 1):.3g} and be "
+                         "below 1") from None
+    return c
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise InputError(message)
+
+
+__all__ = ["Spec", "InputError", "PRODUCTS", "LATTICE", "RNGS", "NORMALS", "DEVICES",
+           "correlation", "DEFAULT_PATHS"]

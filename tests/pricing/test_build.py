@@ -1,0 +1,113 @@
+"""Every kernel compiles for every supported target; older targets are refused clearly;
+the PTX cache is keyed by source, options and compiler; nvcc stands in for NVRTC."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from pricing_kernels import build
+from pricing_kernels.build import BuildError, compile_ptx, parse_arch
+
+ARCHS = ("sm_75", "sm_80", "sm_90", "sm_120")
+SOURCES = sorted(p.relative_to(build.KERNELS).as_posix() for p in build.KERNELS.rglob("*.cu"))
+ENTRIES = {
+    "mc.cu": ("european", "asian", "everest"),
+    "reduce.cu": ("reduce_final",),
+    "binomial.cu": ("binomial",),
+    "rng.cu": ("philox_raw", "lcg_raw", "mt_raw", "normals"),
+    "flawed/aos_state.cu": ("lcg_raw_aos",),
+    "flawed/box_muller_conflict.cu": ("normals_paired_rows",),
+    "flawed/lattice_no_barrier.cu": ("binomial_no_barrier",),
+}
+
+
+def test_every_source_is_listed():
+    assert SOURCES == sorted(ENTRIES)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("source", SOURCES)
+def test_kernel_compiles(source, arch, compiler, tmp_path):
+    b = compile_ptx(source, arch, cache_dir=tmp_path, use_cache=False)
+    assert f".target {arch}" in b.ptx
+    assert ".loc" in b.ptx  # -lineinfo
+    for entry in ENTRIES[source]:
+        assert f".entry {entry}(" in b.ptx
+
+
+@pytest.mark.parametrize("rng", (1, 2, 3))
+@pytest.mark.parametrize("normals", (1, 2))
+def test_monte_carlo_variants_compile(rng, normals, compiler, tmp_path):
+    defines = {"RNG": rng, "NORMALS": normals, "ANTITHETIC": 1, "NASSETS": 7, "BLOCK": 128}
+    b = compile_ptx("mc.cu", "sm_80", defines, cache_dir=tmp_path)
+    assert all(f"-D{k}={v}" in b.options for k, v in defines.items())
+
+
+@pytest.mark.parametrize("arch", ("sm_70", "sm_61", "compute_52", "7.0"))
+def test_old_architectures_are_refused_clearly(arch):
+    with pytest.raises(BuildError, match=r"CUDA 13 compiles only for sm_75 \(Turing\) and newer"):
+        compile_ptx("mc.cu", arch)
+
+
+@pytest.mark.parametrize("arch,cc", (("sm_90", 90), ("compute_80", 80), ("sm_90a", 90),
+                                     ("8.6", 86), ("120", 120)))
+def test_parse_arch(arch, cc):
+    assert parse_arch(arch) == cc
+
+
+def test_unknown_arch_is_an_error():
+    with pytest.raises(BuildError, match="unknown GPU architecture"):
+        parse_arch("volta")
+
+
+def test_cache_hits_and_keys(compiler, tmp_path):
+    first = compile_ptx("reduce.cu", "sm_80", {"BLOCK": 128}, cache_dir=tmp_path)
+    again = compile_ptx("reduce.cu", "sm_80", {"BLOCK": 128}, cache_dir=tmp_path)
+    other = compile_ptx("reduce.cu", "sm_80", {"BLOCK": 64}, cache_dir=tmp_path)
+    assert (first.cached, again.cached, other.cached) == (False, True, False)
+    assert again.ptx == first.ptx and other.ptx != first.ptx
+    assert len(list(tmp_path.glob("*.ptx"))) == 2
+    assert (tmp_path / ".gitignore").read_text() == "*\n"
+
+
+def test_cache_key_covers_headers_and_compiler(tmp_path, monkeypatch):
+    path = build.KERNELS / "reduce.cu"
+    key = build._cache_key(path, ("-DA=1",), "nvrtc 13.0")
+    assert key != build._cache_key(path, ("-DA=2",), "nvrtc 13.0")
+    assert key != build._cache_key(path, ("-DA=1",), "nvrtc 13.1")
+
+
+def test_nvcc_fallback_when_nvrtc_is_missing(tmp_path, monkeypatch):
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not on PATH")
+
+    def no_nvrtc():
+        raise BuildError("cuda-python is not installed (simulated)")
+
+    monkeypatch.setattr(build, "_load_nvrtc", no_nvrtc)
+    build._backend.cache_clear()
+    try:
+        b = compile_ptx("binomial.cu", "sm_80", cache_dir=tmp_path)
+    finally:
+        build._backend.cache_clear()
+    assert b.compiler.startswith("nvcc ") and ".entry binomial(" in b.ptx
+
+
+def test_no_compiler_is_a_clear_error(tmp_path, monkeypatch):
+    def missing():
+        raise BuildError("simulated")
+
+    monkeypatch.setattr(build, "_load_nvrtc", missing)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    build._backend.cache_clear()
+    try:
+        with pytest.raises(BuildError, match="no CUDA compiler.*pip install 'ptxlint\\[cuda\\]'"):
+            compile_ptx("reduce.cu", "sm_80", cache_dir=tmp_path)
+    finally:
+        build._backend.cache_clear()
+
+
+def test_compile_error_shows_the_log(compiler, tmp_path):
+    with pytest.raises(BuildError, match="RNG must be"):
+        compile_ptx("mc.cu", "sm_80", {"RNG": 9}, cache_dir=tmp_path)

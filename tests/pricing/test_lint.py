@@ -4,7 +4,8 @@ twin produces exactly the finding it was written to show.
 
 Two production kernel families hit analysis gaps (false positives, reported to the
 analysis owners with minimal reproducers in docs/pricing.md, "Known analysis gaps"); they
-are strict xfails, so the day the analysis is fixed these tests say so.
+are xfails (the wrap gap strictly; the guard gap not, as it depends on how the compiler
+unrolled the kernel).
 """
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ WRAP_GAP = ("analysis gap (false positive out-of-bounds): besides reproducer A, 
 
 def _marks(name: str):
     if "/mt/" in name or name == "mt_raw":
-        return [pytest.mark.xfail(strict=True, reason=GUARD_GAP)]
+        # not strict: whether the gap shows depends on the compiler's unrolling (NVRTC or
+        # the nvcc fallback), so some variants already pass
+        return [pytest.mark.xfail(strict=False, reason=GUARD_GAP)]
     if name.startswith(("binomial", "american")):
         return [pytest.mark.xfail(strict=True, reason=WRAP_GAP)]
     return []

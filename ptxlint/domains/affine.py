@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .strided import StridedInterval as SI
+from .strided import memoized
 
 INDICES = ("tid.x", "tid.y", "tid.z", "laneid")
 _ZERO = SI.const(0)
@@ -153,11 +154,11 @@ class Affine:
     # ---------------------------------------------------------------- constructors
     @classmethod
     def bottom(cls) -> Affine:
-        return cls(SI.bottom())
+        return _BOTTOM if cls is Affine else cls(SI.bottom())
 
     @classmethod
     def top(cls) -> Affine:
-        return cls(SI.top(), (), True)
+        return _TOP if cls is Affine else cls(SI.top(), (), True)
 
     @classmethod
     def uniform(cls, si: SI) -> Affine:
@@ -350,5 +351,12 @@ def apply_uniform_op(f: Callable[..., SI], *args: Affine) -> Affine:
         return Affine(f(*(a.base for a in args)))
     return Affine.top()
 
+
+_BOTTOM = Affine(SI.bottom())
+_TOP = Affine(SI.top(), (), True)
+# Operations on forms, remembered like those of strided intervals (`memoized`).
+for _name in ("add", "sub", "neg", "mul", "mul_const", "shl_const", "mad"):
+    setattr(Affine, _name, memoized(getattr(Affine, _name), exact=True))
+del _name
 
 __all__ = ["Affine", "ThreadBounds", "HARDWARE", "INDICES", "apply_uniform_op"]

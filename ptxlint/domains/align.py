@@ -81,11 +81,11 @@ class Congruence:
     # ---------------------------------------------------------------- constructors
     @classmethod
     def bottom(cls) -> Congruence:
-        return cls(-1)
+        return _BOTTOM if cls is Congruence else cls(-1)
 
     @classmethod
     def top(cls) -> Congruence:
-        return cls(0)
+        return _TOP if cls is Congruence else cls(0)
 
     @classmethod
     def const(cls, x: int) -> Congruence:
@@ -218,3 +218,7 @@ class Congruence:
     def or_(self, other: int | Congruence, w: int = 64) -> Congruence:
         """``or``: a known 1 on either side fixes the bit."""
         return self._bitwise(other, w, "or")
+
+
+_BOTTOM = Congruence(-1)
+_TOP = Congruence(0)

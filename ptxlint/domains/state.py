@@ -45,6 +45,9 @@ class Condition:
                          self.combine, self.other, self.other_negated, self.is_float)
 
 
+_MISSING = object()
+
+
 def _changed(mine: dict, theirs: dict) -> list:
     """Keys of `mine` whose value in `theirs` is missing or another object (most values
     of related states are shared, so the joins and comparisons look at these only)."""
@@ -91,6 +94,28 @@ class State:
                 for p in stale:
                     del conds[p]
 
+    def replay(self, written: tuple, results: tuple, touched: tuple, outcomes: tuple) -> None:
+        """`assign(k, v)` for each written register and result (None: unknown), then set
+        (or, for None, drop) the comparison of each touched register."""
+        regs, conds = self.regs, self.conds
+        for key, value in zip(written, results):
+            if value is None:
+                regs.pop(key, None)
+            else:
+                regs[key] = value
+            if conds:
+                conds.pop(key, None)
+                if conds and key in _MENTIONED:
+                    stale = [p for p, c in conds.items()
+                             if key == c.a or key == c.b or key == c.other]
+                    for p in stale:
+                        del conds[p]
+        for key, c in zip(touched, outcomes):
+            if c is None:
+                conds.pop(key, None)
+            else:
+                conds[key] = c
+
     def join(self, other: "State") -> "State":
         if self.unreachable:
             return other.copy()
@@ -113,13 +138,23 @@ class State:
             else:
                 regs[key] = j
         theirs_c = other.conds
-        conds = {}
-        for k, c in self.conds.items():
-            d = theirs_c.get(k)
-            if d is c or (d is not None and d == c):
-                conds[k] = c
-        params = {k: v.join(other.params[k]) for k, v in self.params.items()
-                  if k in other.params}
+        if theirs_c is self.conds:
+            conds = dict(theirs_c)
+        else:
+            conds = {}
+            for k, c in self.conds.items():
+                d = theirs_c.get(k)
+                if d is c or (d is not None and d == c):
+                    conds[k] = c
+        theirs_p = other.params
+        if theirs_p is self.params:
+            params = dict(theirs_p)
+        else:
+            params = {}
+            for k, v in self.params.items():
+                w = theirs_p.get(k, _MISSING)
+                if w is not _MISSING:
+                    params[k] = v if w is v else v.join(w)
         return State(regs, conds, params)
 
     def widen(self, newer: "State", thresholds: dict[str, tuple[int, ...]]) -> "State":
@@ -164,13 +199,17 @@ class State:
             if not mine.get(key, TOP).leq(theirs[key]):
                 return False
         mine_c = self.conds
-        for key, c in other.conds.items():
-            d = mine_c.get(key)
-            if d is not c and d != c:
-                return False
-        for key, w in other.params.items():
-            if not self.params.get(key, TOP).leq(w):
-                return False
+        if mine_c is not other.conds:
+            for key, c in other.conds.items():
+                d = mine_c.get(key)
+                if d is not c and d != c:
+                    return False
+        mine_p = self.params
+        if mine_p is not other.params:
+            for key, w in other.params.items():
+                v = mine_p.get(key, TOP)
+                if v is not w and not v.leq(w):
+                    return False
         return True
 
     def __eq__(self, other: object) -> bool:

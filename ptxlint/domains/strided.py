@@ -49,7 +49,43 @@ WIDEN_MAX_BOUND = 65535
 _OPS = {"eq", "ne", "lt", "le", "gt", "ge"}
 _UNSIGNED_ALIASES = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
 
-__all__ = ["StridedInterval", "view_range", "wrap_int", "EXACT_LIMIT"]
+__all__ = ["StridedInterval", "view_range", "wrap_int", "EXACT_LIMIT", "memoized"]
+
+
+def memoized(fn: Callable, exact: bool = False, limit: int = 1 << 16) -> Callable:
+    """A method of an immutable domain value, remembered per (self, positional arguments)
+    by identity (the entry keeps them alive, so identities stay unique). The domains
+    intern their values, so the interpreter asks the same questions again and again.
+    ``exact``: the answer depends on EXACT_LIMIT (part of the key: tests change it).
+    Calls with keyword arguments are not remembered."""
+    table: dict[tuple, tuple] = {}
+
+    def method(self, *args, **kw):
+        if kw:
+            return fn(self, *args, **kw)
+        n = len(args)
+        if n == 3:
+            a, b, c = args
+            key = (id(self), id(a), id(b), id(c))
+        elif n == 2:
+            a, b = args
+            key = (id(self), id(a), id(b))
+        else:
+            key = (id(self), *map(id, args))
+        if exact:
+            key += (-1 - EXACT_LIMIT,)  # negative: never an id
+        hit = table.get(key)
+        if hit is not None:
+            return hit[0]
+        out = fn(self, *args)
+        if len(table) >= limit:
+            table.clear()
+        table[key] = (out, self, args)
+        return out
+
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    method.__wrapped__ = fn
+    return method
 
 
 def _max_lo(a: int | None, b: int | None) -> int | None:
@@ -139,6 +175,10 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
 
     @classmethod
     def _build(cls, lo, hi, stride, residue) -> StridedInterval:
+        if lo.__class__ is not int and lo is not None:  # bool: interned with its int
+            lo = int(lo)
+        if hi.__class__ is not int and hi is not None:
+            hi = int(hi)
         self = _alloc(cls)
         _set(self, "lo", lo)
         _set(self, "hi", hi)
@@ -546,3 +586,10 @@ _TOP = StridedInterval(None, None, 1)
 # `self._new(lo, hi, stride, residue)`: the constructor behind a C-level memo, which the
 # operations use (a plain `StridedInterval(...)` call costs a Python-level `__new__`).
 StridedInterval._new = staticmethod(lru_cache(maxsize=_CACHE_LIMIT)(StridedInterval))
+# The PTX operations (which evaluate small sets element by element) and the comparisons
+# and refinements, remembered (`memoized`).
+for _name in ("add", "sub", "neg", "mul", "mul_hi", "mul_wide", "mad", "abs", "min", "max",
+              "div", "rem", "addc", "add_carry", "selp", "cvt", "and_", "or_", "xor", "not_",
+              "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "cmp", "refine"):
+    setattr(StridedInterval, _name, memoized(getattr(StridedInterval, _name), exact=True))
+del _name

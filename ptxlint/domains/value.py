@@ -28,6 +28,7 @@ from .align import Congruence
 from .lattice import Tri
 from .space import Region, join_regions, region_leq
 from .strided import StridedInterval as SI
+from .strided import memoized
 
 _TOP_SI = SI.top()
 
@@ -37,6 +38,7 @@ _TOP_SI = SI.top()
 #: joins and comparisons stop at ``is``. Only a speed-up: equality never relies on it.
 _CACHE: dict[tuple, "Value"] = {}
 _CACHE_LIMIT = 1 << 17
+_CONSTS: dict[int, "Value"] = {}  # Value.const
 _new = object.__new__
 _set = object.__setattr__
 
@@ -105,7 +107,12 @@ class Value:
 
     @staticmethod
     def const(x: int) -> "Value":
-        return Value(SI.const(x), Affine.const(x), Congruence.const(x))
+        hit = _CONSTS.get(x)
+        if hit is None:
+            if len(_CONSTS) > 1 << 14:
+                _CONSTS.clear()
+            hit = _CONSTS[x] = Value(SI.const(x), Affine.const(x), Congruence.const(x))
+        return hit
 
     @staticmethod
     def of_set(si: SI, uniform: bool = False) -> "Value":
@@ -256,6 +263,11 @@ def _meet_or_keep(a: SI, b: SI) -> SI:
 def _align_bits(n: int) -> int:
     return max(0, (n & -n).bit_length() - 1)
 
+
+# Joins and refinements of register values, remembered (`strided.memoized`).
+for _name in ("join", "leq", "meet_si", "varying"):
+    setattr(Value, _name, memoized(getattr(Value, _name)))
+del _name
 
 TOP = Value(_TOP_SI, Affine.top(), Congruence.top())
 BOTTOM = Value(SI.bottom(), Affine.bottom(), Congruence.bottom())

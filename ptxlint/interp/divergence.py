@@ -17,6 +17,15 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..cfg import CFG
+from ..ir.operands import Register
+
+
+def _def_keys(insn) -> list[str]:
+    """`[r.key for r in insn.defs]`, with the common single-register case first."""
+    dests = insn.dests
+    if len(dests) == 1 and dests[0].__class__ is Register:
+        return [dests[0].key]
+    return [r.key for r in insn.defs]
 
 
 class SyncDependence:
@@ -27,7 +36,7 @@ class SyncDependence:
         # branch block -> the merge blocks its divergence affects
         self.merges_of: dict[int, set[int]] = {}
         ipdom = cfg.ipdom
-        block_defs = [frozenset(r.key for i in b.instructions for r in i.defs)
+        block_defs = [frozenset(key for i in b.instructions for key in _def_keys(i))
                       for b in cfg.blocks]
         for block in cfg.blocks:
             if len(block.succs) < 2:

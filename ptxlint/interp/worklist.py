@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from ..cfg import CFG, is_brx
 from ..domains.lattice import Tri
 from ..domains.state import State
-from ..domains.value import TOP, tri_of
+from ..domains.value import tri_of
 from ..ir.instruction import Instruction
-from ..ir.operands import registers_in
+from ..ir.operands import Expression, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
 from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
 from .arith import CARRY
@@ -53,6 +53,10 @@ class BudgetExceeded(Exception):
 
 # how an instruction runs (`_plan`)
 _PLAIN, _CALL, _CONTROL = "plain", "call", "control"
+_NO_REGISTERS = (Immediate, Symbol, Expression)
+# instruction class -> (kind, transfer function, whether .param cells matter); transfer
+# functions are registered at import, before any analysis
+_CLASS_PLANS: dict[type, tuple] = {}
 
 
 def _plan(insn: Instruction) -> tuple:
@@ -60,16 +64,26 @@ def _plan(insn: Instruction) -> tuple:
     matter). A transfer function may read the registers the operands and the guard name
     and the carry flag (`add.cc`, `addc`...); the `arith*` families compute on registers
     only, while loads, stores and the rest may also read .param cells."""
-    kind = _CALL if isinstance(insn, Call) else \
-        _CONTROL if isinstance(insn, (Branch, Terminator)) else _PLAIN
-    keys = [r.key for op in insn.operands for r in registers_in(op)]
+    cls = insn.__class__
+    by_class = _CLASS_PLANS.get(cls)
+    if by_class is None:
+        kind = _CALL if isinstance(insn, Call) else \
+            _CONTROL if isinstance(insn, (Branch, Terminator)) else _PLAIN
+        fn = transfer_for(cls)
+        registers_only = fn is not None and fn.__module__.startswith(_REGISTER_ONLY) \
+            and not isinstance(insn, MemoryAccess)
+        by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only)
+    keys = []
+    for op in insn.operands:
+        if op.__class__ is Register:
+            keys.append(op.key)
+        elif not isinstance(op, _NO_REGISTERS):
+            keys.extend(r.key for r in registers_in(op))
     if insn.guard is not None:
         keys.append(insn.guard.register.key)
     keys.append(CARRY)
-    fn = transfer_for(type(insn))
-    registers_only = fn is not None and fn.__module__.startswith(_REGISTER_ONLY) \
-        and not isinstance(insn, MemoryAccess)
-    return kind, fn, tuple(dict.fromkeys(keys)), not registers_only
+    kind, fn, with_params = by_class
+    return kind, fn, tuple(dict.fromkeys(keys)), with_params
 
 
 class Interpreter:
@@ -91,6 +105,8 @@ class Interpreter:
         self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
         self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
+        # block -> (its out-state, the edge states computed from it)
+        self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, entry: State) -> list[State | None]:
@@ -110,6 +126,7 @@ class Interpreter:
                     heapq.heappush(queue, (self._order[succ], succ))
         for _ in range(self.params.narrowing_passes):
             self._narrow()
+        self._edges.clear()
         return self.in_states
 
     def _visit(self, b: int) -> list[int]:
@@ -119,7 +136,9 @@ class Interpreter:
         out = self.interpret_block(b, state)
         self.out_states[b] = out
         changed = []
-        for succ, edge_state in self.edges(b, out):
+        edges = self.edges(b, out)
+        self._edges[b] = (out, edges)
+        for succ, edge_state in edges:
             if self._merge(succ, edge_state):
                 changed.append(succ)
         if self.requeue:  # a branch turned divergent: its merge points must be redone
@@ -155,7 +174,7 @@ class Interpreter:
     def _narrow(self) -> None:
         """One descending pass: recompute each block from its predecessors."""
         # edge states of a block, kept while its out-state stays the same object
-        cached: dict[int, tuple[State, list[tuple[int, State]]]] = {}
+        cached = self._edges
         divergent = len(self.divergent)
         for b in self.cfg.rpo():
             if b == self.cfg.entry or self.in_states[b] is None:
@@ -248,15 +267,8 @@ class Interpreter:
         last = self._memo.get(id(insn))
         if last is not None and last[0] == values and last[1] == comparisons \
                 and (not with_params or last[2] == params):
-            _, _, _, written, results, touched, outcomes, new_params = last
-            assign = s.assign
-            for k, v in zip(written, results):
-                assign(k, TOP if v is None else v)
-            for k, c in zip(touched, outcomes):
-                if c is None:
-                    conds.pop(k, None)
-                else:
-                    conds[k] = c
+            new_params = last[7]
+            s.replay(last[3], last[4], last[5], last[6])
             if new_params is not None:
                 params.clear()
                 params.update(new_params)

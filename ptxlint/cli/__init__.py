@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # run a kernel on the emulator
+        from .run_kernel import main as run_main  # noqa: PLC0415
+        return run_main(argv[1:])
     if argv[:1] == ["lsp"]:
         from ..lsp import main as lsp_main  # noqa: PLC0415
 

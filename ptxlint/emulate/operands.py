@@ -227,7 +227,11 @@ class Operands:
         return lambda m: const
 
     def address(self, op: Address, space: str):
-        """`f(m)`: the per-thread uint64 address of `[base+offset]` in `space`."""
+        """`f(m)`: the per-thread uint64 address of `[base+offset]` in `space`.
+
+        A register's width is the address size (PTX ISA 6.4.1: 32 or 64 bits), so
+        `[%r+imm]` with a 32-bit `%r` is a 32-bit sum, zero-extended: nvcc folds
+        `r - 384` and `+384` into `[%r+384]` and relies on the wrap back to `r`."""
         off = op.offset
         base = op.base
         if base is None:
@@ -240,6 +244,10 @@ class Operands:
                 a = addr(m)
                 return a if np.ndim(a) else np.full(len(m.active()), a)
             return sym
+        if not base.is_special and self.ctx.register_type(base).itemsize < 8:
+            reg32 = self._register(base, UINT[32])
+            off32 = np.uint32(off % (1 << 32))
+            return lambda m: (np.asarray(reg32(m), np.uint32) + off32).astype(np.uint64)
         reg = self._register(base, UINT[64])
         uoff = np.uint64(off % (1 << 64))
         if off == 0:

@@ -178,3 +178,44 @@ def test_local_and_shared_out_of_bounds():
     assert [e.details["lanes"] for e in local] == [list(range(4, 32))] * 2
     assert [e.details["lanes"] for e in shared] == [list(range(16, 32))] * 2
     assert shared[0].details["objects"][0] == "sh"
+
+
+# `[%r+imm]` with a 32-bit %r: a 32-bit address, so the sum wraps at 2^32 (PTX ISA 6.4.1:
+# the register's width is the address size). nvcc emits this for MT19937's `s[i - 227]`:
+# `&s[i] - 908` goes below zero in warp 0 and `[%r+384]` brings it back. Here the detour
+# is -0x7FFFFFF0, below zero wherever `sh` is placed.
+WRAPPED_SHARED = HEADER + """
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<9>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 sh[132];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, sh;
+  shl.b32 %r3, %r1, 2;
+  add.s32 %r4, %r2, %r3;                // &sh[t]
+  add.s32 %r8, %r1, 100;
+  st.shared.u32 [%r4], %r8;             // sh[t] = 100 + t
+  bar.warp.sync -1;
+  add.s32 %r5, %r4, -2147483632;        // &sh[t] - 0x7FFFFFF0, modulo 2^32
+  ld.shared.u32 %r6, [%r5+2147483632];  // sh[t]
+  bar.warp.sync -1;
+  st.shared.u32 [%r5+2147483636], %r6;  // sh[t + 1] = 100 + t
+  bar.warp.sync -1;
+  ld.shared.u32 %r7, [%r4];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r6, %r7};
+  ret;
+}
+"""
+
+
+def test_32_bit_register_address_wraps_at_32_bits():
+    out = np.zeros((32, 2), np.uint32)
+    res = run_ptx(WRAPPED_SHARED, grid=1, block=32, args={0: out})
+    t = np.arange(32)
+    assert list(out[:, 0]) == list(100 + t)
+    assert list(out[:, 1]) == [100] + list(100 + t[:-1])  # lane 0's word is not rewritten
+    assert not res.observations.event_counts

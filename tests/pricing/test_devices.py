@@ -1,7 +1,9 @@
 """The real kernels on a device: the GPU (CUDA driver API), ptxlint's CPU emulator
 (`ptxlint.emulate`, running the PTX), and the kernels' CUDA C compiled as C++ for CPU
-threads (host_runner.py, needs g++). Each skips with its reason where it is not
-available: no GPU on this machine or in CI; the emulator until issue 7 lands.
+threads (host_runner.py, needs g++). The emulator runs twice: on the PTX `compile_ptx`
+makes by default (NVRTC, nvcc without it) and on `nvcc -ptx`'s, which unrolls and folds
+addresses differently. Each skips with its reason where it is not available: the GPU
+on machines without one (CI), emulator-nvcc without nvcc on PATH, host without g++.
 
 Checks: raw generator outputs bit-identical to the host twins; Box-Muller normals equal
 to float32 accuracy; prices within 3 standard errors of the references; paths
@@ -10,23 +12,27 @@ closely.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
 
-from pricing_kernels import Spec, catalog, pricer, rng
+from pricing_kernels import Spec, build, catalog, pricer, rng
 from pricing_kernels.emulator import EmulatorRunner, emulator_available
 from pricing_kernels.gpu import DeviceUnavailable, GpuRunner
 from pricing_kernels.reference import binomial, black_scholes
 
+from ..conftest import nvcc_path
 from . import host_runner
 
 PATHS = {"gpu": 200_000, "emulator": 4096, "host": 8192}
 
 
-@pytest.fixture(scope="module", params=["gpu", "emulator", "host"])
+@pytest.fixture(scope="module", params=["gpu", "emulator", "emulator-nvcc", "host"])
 def runner(request, tmp_path_factory):
+    """`emulator-nvcc`: the emulator on `nvcc -ptx`'s PTX (`pricer.compile_ptx` is
+    patched while this runner lives; the module's tests run grouped by runner)."""
     if request.param == "gpu":
         try:
             found = GpuRunner()
@@ -42,8 +48,15 @@ def runner(request, tmp_path_factory):
         return
     why = emulator_available()
     if why is not None:
-        pytest.skip(f"{why}: the emulator path awaits ptxlint.emulate (issue 7)")
-    yield EmulatorRunner("sm_80")
+        pytest.skip(why)
+    if request.param == "emulator":
+        yield EmulatorRunner("sm_80")
+        return
+    if nvcc_path() is None:
+        pytest.skip("nvcc is not on PATH: the emulator runs only NVRTC's PTX here")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pricer, "compile_ptx", functools.partial(build.compile_ptx, compiler="nvcc"))
+        yield EmulatorRunner("sm_80")
 
 
 def run(runner, launch):

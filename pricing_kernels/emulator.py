@@ -1,9 +1,6 @@
 """Running launches on ptxlint's CPU emulator (`ptxlint.emulate.run_kernel`), for
 `--device emulator`: the same PTX, the same launch, no GPU.
 
-`EmulatorRunner()` raises `EmulatorUnavailable` when `ptxlint.emulate` cannot be
-imported (it is being built alongside the pricer).
-
 The emulator's calling convention, in one place (`_call`): `run_kernel(ptx, kernel,
 grid, block, args, dynamic_smem)` with `args` keyed by parameter index, a numpy array
 for each buffer (the emulator reads and writes it in place) and a number for each
@@ -18,26 +15,10 @@ import numpy as np
 from .catalog import Buffer, Launch
 
 
-class EmulatorUnavailable(RuntimeError):
-    """ptxlint.emulate is not importable; the message is one line for the user."""
-
-
-def emulator_available() -> str | None:
-    """None when the emulator can be used, else why not."""
-    try:
-        from ptxlint.emulate import run_kernel  # noqa: F401, PLC0415
-    except ImportError as exc:
-        return f"ptxlint.emulate is not available ({exc})"
-    return None
-
-
 class EmulatorRunner:
     name = "emulator"
 
     def __init__(self, arch: str = "sm_80") -> None:
-        why = emulator_available()
-        if why is not None:
-            raise EmulatorUnavailable(f"no emulator: {why}")
         from ptxlint.emulate import run_kernel  # noqa: PLC0415
 
         self._run_kernel = run_kernel
@@ -69,4 +50,4 @@ class EmulatorError(RuntimeError):
     """The emulation of a launch failed; the message says where."""
 
 
-__all__ = ["EmulatorRunner", "EmulatorUnavailable", "EmulatorError", "emulator_available"]
+__all__ = ["EmulatorRunner", "EmulatorError"]

@@ -52,8 +52,9 @@ class Result:
 
 
 def open_runner(device: str, arch: str | None, notice: Notice):
-    """The runner for `device`, or None for the CPU path; a missing GPU or emulator is
-    reported through `notice` in one line and falls back to the CPU path."""
+    """The runner for `device`, or None for the CPU path; a missing GPU is reported
+    through `notice` in one line and falls back to the CPU path (the emulator ships
+    with ptxlint, so it is always there)."""
     if device == "cpu":
         return None
     if device == "gpu":
@@ -64,13 +65,9 @@ def open_runner(device: str, arch: str | None, notice: Notice):
         except DeviceUnavailable as exc:
             notice(f"{exc}: using the CPU path")
             return None
-    from .emulator import EmulatorRunner, EmulatorUnavailable  # noqa: PLC0415
+    from .emulator import EmulatorRunner  # noqa: PLC0415
 
-    try:
-        return EmulatorRunner(arch or "sm_80")
-    except EmulatorUnavailable as exc:
-        notice(f"{exc}: using the CPU path")
-        return None
+    return EmulatorRunner(arch or "sm_80")
 
 
 def run_launch(runner, launch: catalog.Launch, lint: bool, records: list

@@ -88,11 +88,6 @@ def test_module_entry_point_runs():
 
 
 def test_emulator_device(capsys):
-    from pricing_kernels.emulator import emulator_available
-
-    why = emulator_available()
-    if why is not None:
-        pytest.skip(why)
     assert main(["european-call", "--device", "emulator", "--paths", "2048", "--format",
                  "json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -102,10 +97,6 @@ def test_emulator_device(capsys):
 
 
 def test_no_lint_flag(capsys):
-    from pricing_kernels.emulator import emulator_available
-
-    if emulator_available() is not None:
-        pytest.skip("needs a device path: ptxlint.emulate")
     assert main(["binomial-call", "--device", "emulator", "--steps", "64", "--no-lint",
                  "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["lint"] == {"enabled": False}

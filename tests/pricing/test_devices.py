@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from pricing_kernels import Spec, build, catalog, pricer, rng
-from pricing_kernels.emulator import EmulatorRunner, emulator_available
+from pricing_kernels.emulator import EmulatorRunner
 from pricing_kernels.gpu import DeviceUnavailable, GpuRunner
 from pricing_kernels.reference import binomial, black_scholes
 
@@ -46,9 +46,6 @@ def runner(request, tmp_path_factory):
             pytest.skip("g++ is not installed")
         yield host_runner.HostRunner(tmp_path_factory.mktemp("host_kernels"))
         return
-    why = emulator_available()
-    if why is not None:
-        pytest.skip(why)
     if request.param == "emulator":
         yield EmulatorRunner("sm_80")
         return

@@ -11,13 +11,14 @@ import inspect
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 from ..arch import Arch
 from ..diagnostics import Certainty, CudaLocation, Diagnostic, Severity
 from ..interp.facts import Facts
 from ..ir.instruction import Instruction
-from ..ir.module import Function, Module
+from ..ir.module import Function, Module, Variable
 from ..source import Span
 
 RULES: dict[str, type["Rule"]] = {}
@@ -38,6 +39,26 @@ class RuleContext:
     @property
     def block(self) -> tuple[int, int, int] | None:
         return self.launch.block if self.launch is not None else None
+
+    @cached_property
+    def _positions(self) -> dict[int, int]:
+        return {id(s): i for i, s in enumerate(self.function.body or ())}
+
+    def position(self, statement) -> int:
+        """The index of `statement` in the function's body (len(body) if absent)."""
+        return self._positions.get(id(statement), len(self._positions))
+
+    @cached_property
+    def declarations(self) -> dict[str, tuple[list[int], list[Variable]]]:
+        """Variable name -> (body indices, declarations) in body order: call sequences
+        redeclare `param0`/`retval0` in each `{ }` block."""
+        out: dict[str, tuple[list[int], list[Variable]]] = {}
+        for i, s in enumerate(self.function.body or ()):
+            if isinstance(s, Variable):
+                at, decls = out.setdefault(s.name, ([], []))
+                at.append(i)
+                decls.append(s)
+        return out
 
 
 class Rule:

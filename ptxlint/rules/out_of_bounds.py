@@ -5,6 +5,8 @@ Also home of `memory_sites`, the per-operand view of memory accesses that the
 """
 from __future__ import annotations
 
+import bisect
+
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -89,13 +91,13 @@ def declaration(rc: RuleContext, name: str, insn: Instruction) -> Variable | Non
     """The variable `name` as `insn` sees it. Call sequences redeclare `param0` and
     `retval0` in every `{ }` block with different sizes, and `Ctx.variable` keeps one
     per name, so the last declaration before the instruction wins here."""
-    seen = None
-    for statement in rc.function.body or ():
-        if statement is insn:
-            break
-        if isinstance(statement, Variable) and statement.name == name:
-            seen = statement
-    return seen or rc.facts.ctx.variable(name)
+    found = rc.declarations.get(name)
+    if found:
+        at = rc.position(insn)
+        k = bisect.bisect_left(found[0], at)  # declarations strictly before `insn`
+        if k:
+            return found[1][k - 1]
+    return rc.facts.ctx.variable(name)
 
 
 def object_size(rc: RuleContext, site: Site, space: str, obj: str) -> tuple[int | None, str]:

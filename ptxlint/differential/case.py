@@ -2,10 +2,14 @@
 under the launch, emulates it with the same launch and inputs (observations on, the
 probe attached) and compares the two (`match.compare`).
 
-A `Result` is *sound* when no observation lacks its finding (`missed`), no observed
-cost exceeds the static worst case (`over_bound`), no executed instruction is
-unreachable for the analysis, and no probed register value lies outside its abstract
-value (`violations`). Observations whose rule is not registered yet (`no_rule`) and
+A `Result` is *sound* when it has no `Breach`: no observation lacks its finding
+(`missed`), no observed cost exceeds the static worst case (`over-bound`), no executed
+instruction is unreachable for the analysis, no probed register value lies outside its
+abstract value (`gamma`), and both sides ran (`error`). One exception: a `.uni` branch
+or call whose lanes disagree is undefined behaviour (the analysis takes the promise as
+given, the emulator splits the warp), so after it (`after_ub`) contradictions of
+uniformity claims (lane forms, the warp costs built on them) are `excused()`, not
+breaches; the divergence itself must still be reported (`divergent-bra-uni`). Observations whose rule is not registered yet (`no_rule`) and
 events that no rule covers (`unmapped`) are reported, not failed.
 """
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ..emulate.program import Program
 from ..ir.build import parse_module
 from ..ir.module import Module
 from ..launch import LaunchConfig
-from .match import Comparison, compare
+from .match import COVERAGE_RULES, Comparison, compare
 from .probe import Probe, ProbeStats, Violation
 from .static import abstentions, claims, cost_bounds, lint_kernel
 
@@ -53,26 +57,57 @@ class Result:
     violations: list[Violation] = field(default_factory=list)
     probe: ProbeStats = field(default_factory=ProbeStats)
     error: str | None = None  # the analysis did not finish, or the emulator stopped
+    # lines reachable from a `.uni` branch or call the run saw diverge: undefined
+    # behaviour, after which uniformity claims (lane forms, costs) need not hold
+    after_ub: set[int] = field(default_factory=set)
     lint_seconds: float = 0.0
     run_seconds: float = 0.0
 
     @property
     def sound(self) -> bool:
-        c = self.comparison
-        return self.error is None and c is not None and not (
-            c.missed or c.over_bound or c.unreachable or self.violations)
+        return not self.breaches()
 
-    def problems(self) -> list[str]:
-        """One line per breach (empty when sound)."""
+    def breaches(self) -> list[Breach]:
+        """Every way the run contradicts the analysis (empty when sound)."""
+        return [b for b in self.contradictions() if not self._excused(b)]
+
+    def excused(self) -> list[Breach]:
+        """Contradictions of uniformity claims after undefined behaviour (`after_ub`)."""
+        return [b for b in self.contradictions() if self._excused(b)]
+
+    def contradictions(self) -> list[Breach]:
+        """Breaches and excused ones together."""
         if self.error is not None:
-            return [f"{self.case.name}: {self.error}"]
+            return [Breach("error", None, self.error, None)]
         c = self.comparison
         assert c is not None
-        out = [f"missed: {o}" for o in c.missed]
-        out += [f"over the static bound: {o}" for o in c.over_bound]
-        out += [f"executed but unreachable for the analysis: {s}" for s in c.unreachable]
-        out += [f"gamma: {v}" for v in self.violations]
-        return [f"{self.case.name}: {p}" for p in out]
+        return ([Breach("missed", o.site.line, str(o), o) for o in c.missed] +
+                [Breach("over-bound", o.site.line, str(o), o) for o in c.over_bound] +
+                [Breach("unreachable", s.line, f"executed but unreachable for the analysis: "
+                        f"{s}", s) for s in c.unreachable] +
+                [Breach("gamma", v.line, str(v), v) for v in self.violations])
+
+    def _excused(self, b: Breach) -> bool:
+        if b.line not in self.after_ub:
+            return False
+        s = b.subject
+        if isinstance(s, Violation):
+            return s.component == "lane form"
+        return b.kind == "over-bound" or (b.kind == "missed" and s.rule in COVERAGE_RULES)
+
+    def problems(self) -> list[str]:
+        """One line per breach, naming the case."""
+        return [f"{self.case.name}: {b.kind}: {b.text}" for b in self.breaches()]
+
+
+@dataclass(frozen=True)
+class Breach:
+    """One contradiction: `subject` is the `Observation`, `Violation` or `Site`."""
+
+    kind: str  # "missed", "over-bound", "unreachable", "gamma", "error"
+    line: int | None
+    text: str
+    subject: object
 
 
 def _module(case: Case) -> Module:
@@ -116,7 +151,26 @@ def run_case(case: Case, probe_every: int | None = None) -> Result:
                                 case.threads_per_block)
     result.violations = probe.violations
     result.probe = probe.stats
+    result.after_ub = after_divergent_uni(run.observations, program, side.facts.cfg)
     return result
 
 
-__all__ = ["Case", "Result", "run_case"]
+def after_divergent_uni(obs, program, cfg) -> set[int]:
+    """Lines of the kernel reachable from the block of a `.uni` branch or call whose
+    lanes the run saw disagree (the branch's own block only around a loop)."""
+    blocks = set()
+    for ev in obs.of_kind("divergent-uniform"):
+        insn = program.instructions[ev.pc] if ev.pc is not None else None
+        try:
+            todo = list(cfg.blocks[cfg.block_of(insn)].succs)
+        except KeyError:  # in a called function, or the implicit ret
+            continue
+        while todo:
+            b = todo.pop()
+            if b not in blocks:
+                blocks.add(b)
+                todo.extend(cfg.blocks[b].succs)
+    return {i.span.line for b in blocks for i in cfg.blocks[b].instructions if i.span}
+
+
+__all__ = ["Case", "Result", "Breach", "run_case"]

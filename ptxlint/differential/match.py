@@ -57,6 +57,7 @@ class Observation:
     kind: str  # the event kind, or "sectors" / "ways"
     site: Site
     detail: str = ""
+    data: dict = field(default_factory=dict)  # the event's details, or the worst request
 
     def __str__(self) -> str:
         return f"{self.site}: {self.kind} ({self.detail}) needs a {self.rule} finding"
@@ -122,11 +123,11 @@ def _key(d: Diagnostic) -> Site:
 
 
 def _flag(out: Comparison, rule: str, site: Site, kind: str, detail: str,
-          abstains: bool = False) -> None:
+          abstains: bool = False, data: dict | None = None) -> None:
     """A dynamic defect for `rule` at `site`: confirm the finding, or record the miss."""
     out.observed[rule] += 1
     key = (rule, Site(site.line, site.column, ""))
-    ob = Observation(rule, kind, site, detail)
+    ob = Observation(rule, kind, site, detail, dict(data or {}))
     if key in out.findings:
         out.findings[key] = True
     elif rule not in RULES:
@@ -152,7 +153,7 @@ def _events(out: Comparison, obs: Observations, program, abstain: dict[str, set[
         _flag(out, rule, site_of(insn), ev.kind,
               f"{obs.event_counts[(ev.kind, ev.pc)]} warp(s), e.g. block "
               f"{ev.details.get('block')} warp {ev.details.get('warp')} lanes {lanes}",
-              id(insn) in abstain.get(rule, ()))
+              id(insn) in abstain.get(rule, ()), ev.details)
 
 
 def _costs(out: Comparison, obs: Observations, program, bounds: dict[int, CostBound],
@@ -171,22 +172,22 @@ def _costs(out: Comparison, obs: Observations, program, bounds: dict[int, CostBo
                 out.over_bound.append(Observation(
                     "uncoalesced-access", "sectors", site,
                     f"{stats.max_sectors} sectors per request observed, static worst case "
-                    f"{bound.sectors}; {worst}"))
+                    f"{bound.sectors}; {worst}", {**worst, "width": stats.width}))
             # the rule's ideal counts the lanes the warp has, active or not
             lanes = max(1, min(32, tpb - 32 * worst.get("warp", 0)))
             if worst.get("value", 0) >= UNCOALESCED_RATIO * _ideal(lanes, stats.width):
                 _flag(out, "uncoalesced-access", site, "sectors",
                       f"{worst.get('value')} sectors for {lanes} lanes of {stats.width} bytes",
-                      bound.sectors is None)
+                      bound.sectors is None, {**worst, "width": stats.width})
         if stats.ways:
             if bound.ways is not None and stats.max_ways > bound.ways:
                 out.over_bound.append(Observation(
                     "bank-conflict", "ways", site,
                     f"{stats.max_ways}-way conflict observed, static worst case {bound.ways}; "
-                    f"{stats.worst_ways}"))
+                    f"{stats.worst_ways}", {**(stats.worst_ways or {}), "width": stats.width}))
             if stats.max_ways >= 2:
                 _flag(out, "bank-conflict", site, "ways", f"{stats.max_ways}-way conflict",
-                      bound.ways is None)
+                      bound.ways is None, {**(stats.worst_ways or {}), "width": stats.width})
 
 
 __all__ = ["compare", "Comparison", "Observation", "Site", "EVENT_RULES", "COVERAGE_RULES"]

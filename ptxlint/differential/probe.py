@@ -49,15 +49,18 @@ class Claim:
 
 @dataclass
 class Violation:
-    """Concrete values outside a claim."""
+    """Concrete values outside a claim: `examples` are (block, thread in block, offset)
+    with the offset from the claim's object (the value itself when it has none), at
+    `width` bits."""
 
     pc: int
     line: int | None
     instruction: str
     what: str
-    claim: str
-    component: str  # "value set", "alignment", "lane form", "region", "unreachable"
-    examples: list = field(default_factory=list)  # (block, thread in block, value) or warps
+    claim: Value
+    width: int
+    component: str  # "value set or alignment", "lane form", "unreachable"
+    examples: list = field(default_factory=list)
 
     def __str__(self) -> str:
         return (f"line {self.line}: `{self.instruction}`: {self.what} = {self.examples[:4]} "
@@ -120,7 +123,7 @@ class Probe:
         if claim.offset:
             bits = bits + np.uint64(claim.offset % (1 << 64))
         if v.is_bottom:
-            self._report(m, pc, insn, claim, "unreachable", t, np.ones(len(t), bool), bits)
+            self._report(m, pc, insn, claim, w, "unreachable", t, np.ones(len(t), bool), bits)
             return
         base = self._object_base(m, v)
         if base is None:
@@ -131,7 +134,7 @@ class Probe:
         self.stats.values += len(t)
         bad = ~self._members(v, off, w)
         if bad.any():
-            self._report(m, pc, insn, claim, "value set or alignment", t, bad, bits)
+            self._report(m, pc, insn, claim, w, "value set or alignment", t, bad, off)
         if not v.aff.varying:
             self._lanes(m, pc, insn, claim, t, off, w)
 
@@ -179,7 +182,7 @@ class Probe:
         self.stats.unchecked += res.unchecked > 0
         if res.bad_warps:
             bad = np.isin(m.warp[t], res.bad_warps)
-            self._report(m, pc, insn, claim, "lane form", t, bad, off)
+            self._report(m, pc, insn, claim, w, "lane form", t, bad, off)
 
     @staticmethod
     def _special(m, name: str, t: np.ndarray) -> np.ndarray:
@@ -190,13 +193,13 @@ class Probe:
         finally:
             m.idx = saved
 
-    def _report(self, m, pc, insn, claim, component, t, bad, values) -> None:
+    def _report(self, m, pc, insn, claim, width, component, t, bad, values) -> None:
         pos = np.flatnonzero(bad)[:8]
         examples = [(tuple(int(x) for x in self._block(m, int(t[i]))), int(m.linear[t[i]]),
                      int(values[i])) for i in pos]
         self.violations.append(Violation(
             pc, insn.span.line if insn.span else None, str(insn), claim.what,
-            str(claim.value), component, examples))
+            claim.value, width, component, examples))
 
     @staticmethod
     def _block(m, thread: int) -> tuple[int, int, int]:

@@ -68,6 +68,7 @@ class Comparison:
     """One run against one lint: the findings (confirmed or not) and every breach."""
 
     findings: dict[tuple[str, Site], bool] = field(default_factory=dict)  # -> confirmed
+    notes: set[tuple[str, Site]] = field(default_factory=set)  # findings of severity note
     observed: Counter = field(default_factory=Counter)  # rule -> dynamic defects seen
     missed: list[Observation] = field(default_factory=list)  # no finding: unsound
     unjudged: list[Observation] = field(default_factory=list)  # the rule abstains there
@@ -75,6 +76,8 @@ class Comparison:
     unmapped: Counter = field(default_factory=Counter)  # event kinds no rule covers
     over_bound: list[Observation] = field(default_factory=list)  # cost above the claim
     unreachable: list[Site] = field(default_factory=list)  # executed, "unreachable"
+    executed: int = 0  # kernel instructions the run executed (each checked reachable)
+    bounds_checked: int = 0  # observed accesses compared with a static worst case
 
 
 def site_of(insn) -> Site:
@@ -106,10 +109,13 @@ def compare(diagnostics: list[Diagnostic], obs: Observations, program,
     for d in diagnostics:
         if is_finding(d):
             out.findings[(d.rule, _key(d))] = False
+            if d.severity < Severity.WARNING:
+                out.notes.add((d.rule, _key(d)))
     sites = {}
     for pc in sorted(executed):
         insn = program.instructions[pc]
         if insn is not None:
+            out.executed += 1
             sites[pc] = site_of(insn)
             if not reachable(insn):
                 out.unreachable.append(sites[pc])
@@ -166,6 +172,8 @@ def _costs(out: Comparison, obs: Observations, program, bounds: dict[int, CostBo
             continue
         site = site_of(insn)
         bound = bounds.get(id(insn), CostBound())
+        out.bounds_checked += (bound.sectors is not None and bool(stats.sectors)) or \
+            (bound.ways is not None and bool(stats.ways))
         if stats.sectors:
             worst = stats.worst_sectors or {}
             if bound.sectors is not None and stats.max_sectors > bound.sectors:

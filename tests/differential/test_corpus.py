@@ -11,7 +11,7 @@ import pytest
 from ptxlint.differential import run_case
 from ptxlint.differential.corpus import all_pricing_cases, all_sample_cases
 
-from .known import classify, reason
+from ptxlint.differential.known import classify, reason
 
 SAMPLE_CASES = all_sample_cases()
 

@@ -11,12 +11,12 @@ from ptxlint.differential import run_case
 
 from ..conftest import ptxas_path
 from .kernels import programs
-from .known import classify
+from ptxlint.differential.known import classify
 
 import pytest
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs())
 def test_random_kernel_is_sound(prog):
     result = run_case(prog.case())

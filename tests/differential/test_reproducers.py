@@ -17,7 +17,7 @@ from ptxlint.launch import LaunchConfig
 from ptxlint.lint import LintOptions, lint_text
 
 from ..conftest import ptxas_path
-from .known import DEFECTS, classify
+from ptxlint.differential.known import DEFECTS, classify
 
 REASONS = {d.key: d.reason for d in DEFECTS}
 HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n\n"

@@ -1,9 +1,11 @@
 """Known defects the soundness suite found, each pinned by a strict xfail reproducer in
-`test_reproducers.py`, and a classifier that recognises its breaches elsewhere.
+`tests/differential/test_reproducers.py`, and a classifier that recognises its
+breaches in other runs.
 
 The corpus and random tests fail on any breach no classifier claims; a case whose only
-breaches are known ones is an xfail naming them. When a defect is fixed its reproducer
-XPASSes (strict), which is the signal to delete its entry here.
+breaches are known ones is an xfail naming them, and the report attributes them. When a
+defect is fixed its reproducer XPASSes (strict), which is the signal to delete its
+entry here.
 
 Classifiers are narrow on purpose: a breach is attributed to a defect only when its
 shape shows the mechanism (a predicate that guarded an earlier branch, or a register
@@ -19,11 +21,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ptxlint.differential.case import Breach, Result
-from ptxlint.differential.gamma import cong_contains, si_contains
-from ptxlint.differential.match import Observation
-from ptxlint.differential.probe import Violation
-from ptxlint.ir.build import parse_module
+from ..ir.build import parse_module
+from .case import Breach, Result
+from .gamma import cong_contains, si_contains
+from .match import Observation
+from .probe import Violation
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,20 @@ def _wrapped_shared_offset(b: Breach, all_: list[Breach], ptx: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=64)
+def _callee_lines(ptx: str) -> frozenset[int]:
+    """Lines of the instructions of the module's `.func` bodies."""
+    module = parse_module(ptx, "<known>").module
+    return frozenset(i.span.line for fn in module.functions if not fn.is_entry
+                     for i in fn.instructions if i.span is not None)
+
+
+def _in_callee(b: Breach, all_: list[Breach], ptx: str) -> bool:
+    o = b.subject
+    return b.kind == "missed" and isinstance(o, Observation) and \
+        o.site.line in _callee_lines(ptx)
+
+
 def _crosses_4g(o: Observation) -> bool:
     width = o.data.get("width", 1)
     return any(a + width > 1 << 32 for a in o.data.get("addresses", ()))
@@ -144,6 +158,10 @@ DEFECTS = (
            "may be negative keeps the offset, although the 32-bit address wrapped (the "
            "object may sit at shared address 0), so a later 64-bit generic access is "
            "claimed in bounds", _wrapped_shared_offset),
+    Defect("callee-not-checked", "rules",
+           "rules read only the kernel's own facts: a load or store inside a called `.func` "
+           "is never checked, so its out-of-bounds (or misaligned, conflicting) access is "
+           "not reported", _in_callee),
     Defect("bank-words-unwrapped", "emulator",
            "emulator bug: bank ways of a shared request count the words of bytes past "
            "shared address 2^32 - 1 without wrapping them to 32 bits, so a word read across "

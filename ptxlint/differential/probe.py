@@ -149,7 +149,7 @@ class Probe:
         extra = window_base(SPACE_WINDOW[region.space]) if region.generic else 0
         if region.space == "global" and name in prog.param_offsets:
             off, size = prog.param_offsets[name]
-            return int.from_bytes(bytes(m.mem.params[off:off + size]), "little") + 0
+            return int.from_bytes(bytes(m.mem.params[off:off + size]), "little")
         if region.space == "param" and name in prog.param_offsets:
             return prog.param_offsets[name][0] + extra
         placed = prog.layout.symbol(name)

@@ -9,7 +9,8 @@ predicate: a deliberate defect; sometimes the previous guard's predicate read ag
 after the lanes reconverge) and as guarded stores, `selp`; loops with uniform and
 lane-dependent trip counts (always bounded, at most 8 trips); global, shared and
 generic loads, stores and `atom.add` of 1 to 16 bytes with strides and offsets that may break coalescing,
-alignment and bounds on purpose; `bar.sync` at the top level and, rarely, under a guard.
+alignment and bounds on purpose; `bar.sync` at the top level and, rarely, under a guard;
+calls of two device functions (arithmetic on the arguments; a load through a pointer).
 
 `programs()` draws a `Program`: the text, the launch, the inputs and whether the lint
 is told `n` (else the analysis must hold for every `n`).
@@ -81,6 +82,35 @@ class Loop:
 @dataclass(frozen=True)
 class Barrier:
     pass
+
+
+@dataclass(frozen=True)
+class Call:
+    """`dst = mix(a, b)` (3a + b) or `dst = fetch(in, a)` (a load of in[a] in the callee)."""
+
+    dst: str
+    func: str  # "mix" or "fetch"
+    a: str
+    b: str | None = None
+
+
+FUNCTIONS = """.func (.reg .b32 r) mix(.reg .b32 a, .reg .b32 b)
+{
+	.reg .b32 %t<2>;
+	mul.lo.s32 %t1, a, 3;
+	add.s32 r, %t1, b;
+	ret;
+}
+
+.func (.reg .b32 r) fetch(.reg .b64 p, .reg .b32 i)
+{
+	.reg .b64 %t<3>;
+	mul.wide.s32 %t1, i, 4;
+	add.s64 %t2, p, %t1;
+	ld.global.u32 r, [%t2];
+	ret;
+}
+"""
 
 
 @dataclass(frozen=True)
@@ -234,6 +264,9 @@ def _statement(out: _Out, s) -> None:
         out.lines.append(f"{end}:")
     elif isinstance(s, Barrier):
         out.emit("bar.sync 0;")
+    elif isinstance(s, Call):
+        args = f"{s.a}, {s.b}" if s.func == "mix" else f"%rd1, {s.a}"
+        out.emit(f"call.uni ({s.dst}), {s.func}, ({args});")
 
 
 def render(prog: Program) -> str:
@@ -242,7 +275,7 @@ def render(prog: Program) -> str:
         _statement(out, s)
     body = out.lines
     head = [
-        ".version 8.0", ".target sm_80", ".address_size 64", "",
+        ".version 8.0", ".target sm_80", ".address_size 64", "", FUNCTIONS,
         ".visible .entry rk(", "\t.param .u64 in,", "\t.param .u64 out,", "\t.param .u32 n", ")",
         "{",
         f"\t.reg .pred %p<{out.preds + 1}>;",
@@ -322,7 +355,7 @@ def _statements(draw, pool: list[str], regs: _Regs, depth: int) -> tuple:
     pool = list(pool)
     out = []
     for _ in range(draw(st.integers(1, 5 if depth == 0 else 3))):
-        kind = draw(st.sampled_from(["assign"] * 3 + ["memory"] * 3 +
+        kind = draw(st.sampled_from(["assign"] * 3 + ["memory"] * 3 + ["call"] +
                                     (["if", "loop"] if depth < 2 else []) +
                                     (["barrier"] if depth == 0 else [])))
         if kind == "assign":
@@ -350,6 +383,12 @@ def _statements(draw, pool: list[str], regs: _Regs, depth: int) -> tuple:
             body = _statements(draw, pool + [counter], regs, depth + 1)
             out.append(Loop(counter, bound, draw(st.integers(1, 2)), draw(st.booleans()),
                             body, src))
+        elif kind == "call":
+            func = draw(st.sampled_from(["mix", "fetch"]))
+            s = Call(regs.new(), func, draw(st.sampled_from(pool)),
+                     draw(st.sampled_from(pool)) if func == "mix" else None)
+            out.append(s)
+            pool.append(s.dst)
         else:
             out.append(Barrier())
     return tuple(out)
@@ -366,4 +405,4 @@ def programs(draw) -> Program:
                    draw(st.sampled_from([256, 1024])), regs.next)
 
 
-__all__ = ["programs", "Program", "render"]
+__all__ = ["programs", "Program", "render", "Assign", "Access", "If", "Loop", "Barrier", "Call"]

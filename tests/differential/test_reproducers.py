@@ -92,6 +92,37 @@ VECTOR = HEAD + """.visible .entry k(.param .u64 in, .param .u64 out)
 """
 
 
+# Thread i loads in[i + 1] through a device function: thread 31 reads past the 128-byte
+# buffer. The rules check the kernel's own accesses only.
+CALLEE = HEAD + """.func (.reg .b32 r) get(.reg .b64 p, .reg .b32 i)
+{
+	.reg .b64 %rd<3>;
+	mul.wide.u32 %rd1, i, 4;
+	add.s64 %rd2, p, %rd1;
+	ld.global.u32 r, [%rd2];
+	ret;
+}
+
+.visible .entry k(.param .u64 in, .param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<6>;
+	ld.param.u64 %rd1, [in];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.param.u64 %rd3, [out];
+	cvta.to.global.u64 %rd4, %rd3;
+	mov.u32 %r1, %tid.x;
+	add.u32 %r2, %r1, 1;
+	call.uni (%r3), get, (%rd2, %r2);
+	mul.wide.u32 %rd5, %r1, 4;
+	add.s64 %rd5, %rd4, %rd5;
+	st.global.u32 [%rd5], %r3;
+	ret;
+}
+"""
+CALLEE_LOAD_LINE = 10
+
+
 def _lint(text: str, launch: str):
     opts = LintOptions(launch=LaunchConfig.parse(launch))
     return lint_text(text, "<repro>", opts).diagnostics
@@ -138,6 +169,23 @@ def test_the_emulator_sees_the_wrapped_shared_address():
     assert not unknown and set(seen) == {"zero-extended-shared-offset"}
 
 
+@pytest.mark.xfail(strict=True, reason=REASONS["callee-not-checked"])
+def test_an_out_of_bounds_load_in_a_called_function_is_reported():
+    found = _lint(CALLEE, "block=32 grid=1 buffer.0=128 buffer.1=128")
+    assert any(d.rule == "out-of-bounds" and d.line == CALLEE_LOAD_LINE for d in found)
+
+
+def test_the_emulator_sees_the_out_of_bounds_load_in_the_callee():
+    x, out = np.zeros(32, np.uint32), np.zeros(32, np.uint32)
+    case = Case("callee", CALLEE, "k", (1, 1, 1), (32, 1, 1), {0: x, 1: out},
+                LaunchConfig.parse("block=32 grid=1 buffer.0=128 buffer.1=128"))
+    result = run_case(case)
+    [missed] = result.comparison.missed
+    assert missed.site.line == CALLEE_LOAD_LINE and missed.data["lanes"] == [31]
+    unknown, seen = classify(result)
+    assert not unknown and set(seen) == {"callee-not-checked"}
+
+
 @pytest.mark.xfail(strict=True, reason="emulator bug: vector accesses are checked for the "
                    "alignment of one element (`dt.itemsize` in emulate/memops.py), not of "
                    "the whole vector: a .v2.f32 load at 4 modulo 8 raises no misaligned event")
@@ -162,8 +210,8 @@ def test_emulator_wraps_shared_words_at_32_bits():
 
 
 @pytest.mark.skipif(ptxas_path() is None, reason="ptxas is not installed")
-@pytest.mark.parametrize("text", [RECONVERGED, WRAPPED, VECTOR], ids=["reconverged", "wrapped",
-                                                                      "vector"])
+@pytest.mark.parametrize("text", [RECONVERGED, WRAPPED, VECTOR, CALLEE],
+                         ids=["reconverged", "wrapped", "vector", "callee"])
 def test_reproducers_assemble(text, tmp_path):
     path = tmp_path / "k.ptx"
     path.write_text(text)

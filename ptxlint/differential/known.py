@@ -140,10 +140,19 @@ def _crosses_4g(o: Observation) -> bool:
     return any(a + width > 1 << 32 for a in o.data.get("addresses", ()))
 
 
-def _bank_words_unwrapped(b: Breach, all_: list[Breach], ptx: str) -> bool:
+def _shared_unwrapped(b: Breach, all_: list[Breach], ptx: str) -> bool:
+    """Bank ways of a request whose bytes cross 2^32; an out-of-bounds event of a
+    32-bit register address `[%r+imm]` whose every reported address lies just past 2^32
+    (the 32-bit sum, unwrapped)."""
     o = b.subject
-    return isinstance(o, Observation) and o.rule == "bank-conflict" and \
-        b.kind in ("over-bound", "missed") and _crosses_4g(o)
+    if not isinstance(o, Observation):
+        return False
+    if o.rule == "bank-conflict" and b.kind in ("over-bound", "missed"):
+        return _crosses_4g(o)
+    addresses = o.data.get("addresses") or ()
+    return o.rule == "out-of-bounds" and b.kind == "missed" and bool(addresses) and \
+        re.search(r"\[%r\d+\+", o.site.text) is not None and \
+        all(1 << 32 <= a < (1 << 32) + (1 << 16) for a in addresses)
 
 
 DEFECTS = (
@@ -162,11 +171,12 @@ DEFECTS = (
            "rules read only the kernel's own facts: a load or store inside a called `.func` "
            "is never checked, so its out-of-bounds (or misaligned, conflicting) access is "
            "not reported", _in_callee),
-    Defect("bank-words-unwrapped", "emulator",
-           "emulator bug: bank ways of a shared request count the words of bytes past "
-           "shared address 2^32 - 1 without wrapping them to 32 bits, so a word read across "
-           "the wrap is a different word from the same one read at 0",
-           _bank_words_unwrapped),
+    Defect("shared-address-unwrapped", "emulator",
+           "emulator bug: 32-bit shared addresses do not wrap: `[%r+imm]` with a 32-bit "
+           "register is summed in 64 bits (`operands.address`), so `smem - 4` then `+4` "
+           "lands at 2^32 and is reported out of bounds, and bank ways count the words of "
+           "bytes past 2^32 - 1 as different words from the same ones at 0",
+           _shared_unwrapped),
 )
 
 

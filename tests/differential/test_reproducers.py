@@ -200,7 +200,35 @@ def test_the_lint_reports_the_misaligned_vector_load():
     assert [d.rule for d in found if d.line == 17] == ["misaligned-access"]
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["bank-words-unwrapped"])
+# smem sits at shared address 0 in the emulator: smem - 4 is 0xFFFFFFFC in 32 bits, and
+# [%r2+4] is smem again.
+UNWRAPPED = HEAD + """.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<3>;
+	.shared .align 4 .b8 smem[4];
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, smem;
+	add.s32 %r2, %r1, -4;
+	ld.shared.u32 %r3, [%r2+4];
+	st.global.u32 [%rd2], %r3;
+	ret;
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=REASONS["shared-address-unwrapped"])
+def test_emulator_wraps_32_bit_shared_addresses():
+    res = run_kernel(UNWRAPPED, "k", 1, 1, {0: np.zeros(1, np.uint32)})
+    assert res.observations.count("out-of-bounds") == 0
+
+
+def test_the_lint_finds_the_wrapped_shared_address_in_bounds():
+    assert not _lint(UNWRAPPED, "block=1 grid=1 buffer.0=4")
+
+
+@pytest.mark.xfail(strict=True, reason=REASONS["shared-address-unwrapped"])
 def test_emulator_wraps_shared_words_at_32_bits():
     """Lane 0 reads 8 bytes at 0xFFFFFFFC: words 0x3FFFFFFF and, wrapped, 0. Lane 1
     reads words 0 and 1: bank 0 serves one word (a broadcast), not two."""
@@ -210,8 +238,8 @@ def test_emulator_wraps_shared_words_at_32_bits():
 
 
 @pytest.mark.skipif(ptxas_path() is None, reason="ptxas is not installed")
-@pytest.mark.parametrize("text", [RECONVERGED, WRAPPED, VECTOR, CALLEE],
-                         ids=["reconverged", "wrapped", "vector", "callee"])
+@pytest.mark.parametrize("text", [RECONVERGED, WRAPPED, VECTOR, CALLEE, UNWRAPPED],
+                         ids=["reconverged", "wrapped", "vector", "callee", "unwrapped"])
 def test_reproducers_assemble(text, tmp_path):
     path = tmp_path / "k.ptx"
     path.write_text(text)

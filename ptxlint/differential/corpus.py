@@ -1,7 +1,9 @@
 """The kernels the soundness suite runs, with launches and concrete inputs.
 
 Samples (`ptx_samples/**/*.ptx` with a `// ptxlint: launch ...` line): the launch line
-gives block, grid, dynamic shared memory, scalar values and buffer sizes. Inputs:
+gives block, grid, dynamic shared memory, scalar values and buffer sizes; the nvcc
+kernels of `ptx_samples/cuda/` have no launch line and run in the launches of the
+emulator's tests (`CUDA_LAUNCHES`), the lint told every value and size. Inputs:
 
 - a 64-bit parameter without a value is a buffer: `buffer.NAME` bytes, else
   `default_buffer_bytes` (64 bytes per thread of the grid, at least 1 MiB), filled
@@ -112,7 +114,50 @@ def _kernel_cases(rel: str, text: str, fn: Function, launch: LaunchConfig) -> li
 
 
 def all_sample_cases() -> list[Case]:
-    return [c for p in sample_paths() for c in sample_cases(p)]
+    return [c for p in sample_paths() for c in sample_cases(p)] + cuda_cases()
+
+
+# ---- nvcc kernels without a launch line (ptx_samples/cuda/) --------------------------------------
+# (file, kernel, grid, block, arguments: an int is a scalar, ("buf", bytes) a buffer,
+# dynamic shared memory): the launches the emulator's own tests use.
+def _buf(n: int) -> tuple[str, int]:
+    return ("buf", n)
+
+
+CUDA_LAUNCHES = [
+    ("vector_add.ptx", "vector_add", 4, 256, [_buf(20000), _buf(20000), _buf(20000), 5000], 0),
+    ("vector_add.ptx", "vector_add4", 2, 128, [_buf(16384), _buf(16384), _buf(16384), 1024], 0),
+    ("transpose.ptx", "transpose_naive", (3, 2), (32, 8),
+     [_buf(96 * 64 * 4), _buf(96 * 64 * 4), 96, 64], 0),
+    ("transpose.ptx", "transpose_tiled", (3, 2), (32, 8),
+     [_buf(96 * 64 * 4), _buf(96 * 64 * 4), 96, 64], 0),
+    ("reduce.ptx", "block_reduce", 6, 256, [_buf(12000), _buf(24), _buf(24), 3000], 1024),
+    ("reduce.ptx", "warp_max", 2, 128, [_buf(1024), _buf(32)], 0),
+    ("histogram.ptx", "histogram256", 8, 256, [_buf(20000), 20000, _buf(1024)], 0),
+    ("histogram.ptx", "weighted_hist", 12, 256,
+     [_buf(12000), _buf(12000), 3000, _buf(256), _buf(4), _buf(8)], 0),
+    ("device_call.ptx", "call_kernel", 2, 128, [_buf(1024), _buf(800), 200, 1], 0),
+    ("local_array.ptx", "local_sort8", 2, 32, [_buf(2048), _buf(256), _buf(128)], 0),
+    ("float_math.ptx", "float_math", 2, 128, [_buf(1024), _buf(1024), _buf(2048), 256], 0),
+    ("async_copy.ptx", "pipelined_sum", 2, 256, [_buf(6144), _buf(2048), 3], 0),
+    ("async_copy.ptx", "copy16", 2, 256, [_buf(8192), _buf(8192)], 0),
+]
+
+
+def cuda_cases() -> list[Case]:
+    out = []
+    for name, kernel, grid, block, spec, smem in CUDA_LAUNCHES:
+        path = SAMPLES / "cuda" / name
+        args = {i: fill(a[1]) if isinstance(a, tuple) else a for i, a in enumerate(spec)}
+        told = LaunchConfig(block=block if isinstance(block, tuple) else (block,),
+                            grid=grid if isinstance(grid, tuple) else (grid,),
+                            dynamic_smem=smem,
+                            params={i: a for i, a in enumerate(spec) if not isinstance(a, tuple)},
+                            extents={i: a[1] for i, a in enumerate(spec) if isinstance(a, tuple)})
+        rel = path.relative_to(ROOT).as_posix()
+        out.append(Case(f"{rel}:{kernel}", path.read_text(), kernel, told.grid, told.block,
+                        args, told, smem, path=rel))
+    return out
 
 
 
@@ -162,6 +207,7 @@ def all_pricing_cases(paths: int = PRICING_PATHS) -> list[Case]:
             for name, launch in pricing_launches(paths)]
 
 
-__all__ = ["sample_paths", "sample_cases", "all_sample_cases", "launch_line", "fill",
+__all__ = ["sample_paths", "sample_cases", "all_sample_cases", "cuda_cases", "launch_line",
+           "fill",
            "default_buffer_bytes", "pricing_launches", "pricing_case", "all_pricing_cases",
            "INT_CHOICES", "PRICING_PATHS"]

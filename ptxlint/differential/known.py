@@ -135,6 +135,24 @@ def _in_callee(b: Breach, all_: list[Breach], ptx: str) -> bool:
         o.site.line in _callee_lines(ptx)
 
 
+def _call_after_divergence(ptx: str) -> bool:
+    """A `call` below a guarded branch that is not `.uni` (so lanes may be apart)."""
+    lines = ptx.splitlines()
+    first = next((i for i, t in enumerate(lines) if re.search(r"@!?%\w+\s+bra\s", t)), None)
+    return first is not None and any(re.search(r"^\s*call", t) for t in lines[first:])
+
+
+def _late_reconvergence(b: Breach, all_: list[Breach], ptx: str) -> bool:
+    """Contradictions of uniformity claims in a kernel that calls a function while its
+    lanes may be apart (the emulator's scheduling, not the analysis)."""
+    s = b.subject
+    uniformity = (isinstance(s, Violation) and s.component == "lane form") or (
+        isinstance(s, Observation) and (b.kind == "over-bound" or (
+            b.kind == "missed" and s.rule in ("divergent-bra-uni", "bank-conflict",
+                                              "uncoalesced-access"))))
+    return uniformity and _call_after_divergence(ptx)
+
+
 def _crosses_4g(o: Observation) -> bool:
     width = o.data.get("width", 1)
     return any(a + width > 1 << 32 for a in o.data.get("addresses", ()))
@@ -171,6 +189,12 @@ DEFECTS = (
            "rules read only the kernel's own facts: a load or store inside a called `.func` "
            "is never checked, so its out-of-bounds (or misaligned, conflicting) access is "
            "not reported", _in_callee),
+    Defect("late-reconvergence", "emulator",
+           "emulator bug: min-pc scheduling lets lanes waiting at a reconvergence point run "
+           "ahead while other lanes of the warp are inside a called function (callee pcs "
+           "lie after the kernel's), so lanes of different loop iterations meet again in the "
+           "callee and a uniform loop counter's `bra.uni` is observed divergent",
+           _late_reconvergence),
     Defect("shared-address-unwrapped", "emulator",
            "emulator bug: 32-bit shared addresses do not wrap: `[%r+imm]` with a 32-bit "
            "register is summed in 64 bits (`operands.address`), so `smem - 4` then `+4` "

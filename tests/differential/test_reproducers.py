@@ -123,6 +123,41 @@ CALLEE = HEAD + """.func (.reg .b32 r) get(.reg .b64 p, .reg .b32 i)
 CALLEE_LOAD_LINE = 10
 
 
+# Odd lanes make two trips of the inner loop, even lanes one; each trip calls `id`.
+# The inner exit reconverges at $L4 (its post-dominator), so %r8 is warp-uniform and
+# the `bra.uni` at $L1 is too.
+LATE = HEAD + """.func (.reg .b32 r) id(.reg .b32 a)
+{
+	mov.b32 r, a;
+	ret;
+}
+
+.visible .entry k()
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<14>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r8, 0;
+$L1:
+	setp.ge.s32 %p1, %r8, 4;
+	@%p1 bra.uni $L2;
+	and.b32 %r10, %r1, 1;
+	mov.u32 %r9, 0;
+$L3:
+	setp.gt.s32 %p2, %r9, %r10;
+	@%p2 bra $L4;
+	call.uni (%r13), id, (%r9);
+	add.s32 %r9, %r9, 1;
+	bra.uni $L3;
+$L4:
+	add.s32 %r8, %r8, 1;
+	bra.uni $L1;
+$L2:
+	ret;
+}
+"""
+
+
 def _lint(text: str, launch: str):
     opts = LintOptions(launch=LaunchConfig.parse(launch))
     return lint_text(text, "<repro>", opts).diagnostics
@@ -186,6 +221,16 @@ def test_the_emulator_sees_the_out_of_bounds_load_in_the_callee():
     assert not unknown and set(seen) == {"callee-not-checked"}
 
 
+@pytest.mark.xfail(strict=True, reason=REASONS["late-reconvergence"])
+def test_emulator_reconverges_before_a_uniform_loop_branch():
+    res = run_kernel(LATE, "k", 1, 32, {})
+    assert res.observations.count("divergent-uniform") == 0
+
+
+def test_the_lint_finds_the_loop_branch_uniform():
+    assert not _lint(LATE, "block=32 grid=1")
+
+
 @pytest.mark.xfail(strict=True, reason="emulator bug: vector accesses are checked for the "
                    "alignment of one element (`dt.itemsize` in emulate/memops.py), not of "
                    "the whole vector: a .v2.f32 load at 4 modulo 8 raises no misaligned event")
@@ -238,8 +283,9 @@ def test_emulator_wraps_shared_words_at_32_bits():
 
 
 @pytest.mark.skipif(ptxas_path() is None, reason="ptxas is not installed")
-@pytest.mark.parametrize("text", [RECONVERGED, WRAPPED, VECTOR, CALLEE, UNWRAPPED],
-                         ids=["reconverged", "wrapped", "vector", "callee", "unwrapped"])
+@pytest.mark.parametrize("text", [RECONVERGED, WRAPPED, VECTOR, CALLEE, UNWRAPPED, LATE],
+                         ids=["reconverged", "wrapped", "vector", "callee", "unwrapped",
+                              "late"])
 def test_reproducers_assemble(text, tmp_path):
     path = tmp_path / "k.ptx"
     path.write_text(text)

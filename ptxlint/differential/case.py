@@ -7,9 +7,10 @@ A `Result` is *sound* when it has no `Breach`: no observation lacks its finding
 instruction is unreachable for the analysis, no probed register value lies outside its
 abstract value (`gamma`), and both sides ran (`error`). One exception: a `.uni` branch
 or call whose lanes disagree is undefined behaviour (the analysis takes the promise as
-given, the emulator splits the warp), so after it (`after_ub`) contradictions of
-uniformity claims (lane forms, the warp costs built on them) are `excused()`, not
-breaches; the divergence itself must still be reported (`divergent-bra-uni`). Observations whose rule is not registered yet (`no_rule`) and
+given, the emulator splits the warp), so after a reported one (`after_ub`: reachable
+from it) contradictions of uniformity claims (lane forms, the warp costs built on them,
+later `.uni` branches the split lanes reach apart) are `excused()`, not breaches; an
+unreported one is a miss and excuses nothing. Observations whose rule is not registered yet (`no_rule`) and
 events that no rule covers (`unmapped`) are reported, not failed.
 """
 from __future__ import annotations
@@ -93,7 +94,8 @@ class Result:
         s = b.subject
         if isinstance(s, Violation):
             return s.component == "lane form"
-        return b.kind == "over-bound" or (b.kind == "missed" and s.rule in COVERAGE_RULES)
+        return b.kind == "over-bound" or (b.kind == "missed" and s.rule in (
+            *COVERAGE_RULES, "divergent-bra-uni"))
 
     def problems(self) -> list[str]:
         """One line per breach, naming the case."""
@@ -151,16 +153,22 @@ def run_case(case: Case, probe_every: int | None = None) -> Result:
                                 case.threads_per_block)
     result.violations = probe.violations
     result.probe = probe.stats
-    result.after_ub = after_divergent_uni(run.observations, program, side.facts.cfg)
+    result.after_ub = after_divergent_uni(run.observations, program, side.facts.cfg,
+                                          result.comparison)
     return result
 
 
-def after_divergent_uni(obs, program, cfg) -> set[int]:
+def after_divergent_uni(obs, program, cfg, comparison: Comparison) -> set[int]:
     """Lines of the kernel reachable from the block of a `.uni` branch or call whose
-    lanes the run saw disagree (the branch's own block only around a loop)."""
+    lanes the run saw disagree and that the lint reported (the branch's own block only
+    around a loop). An unreported one is a miss, and excuses nothing."""
     blocks = set()
+    reported = {site.line for (rule, site), ok in comparison.findings.items()
+                if rule == "divergent-bra-uni" and ok}
     for ev in obs.of_kind("divergent-uniform"):
         insn = program.instructions[ev.pc] if ev.pc is not None else None
+        if ev.line not in reported:
+            continue
         try:
             todo = list(cfg.blocks[cfg.block_of(insn)].succs)
         except KeyError:  # in a called function, or the implicit ret

@@ -18,15 +18,16 @@ from ..analysis import analyze
 from ..diagnostics import Diagnostic
 from ..interp.facts import Facts
 from ..interp.warp import bank_conflict, sector_range
+from ..interp.worklist import FixpointParams
 from ..ir.instructions.memory import StBulk
+from ..ir.instructions.tensor import Ldmatrix, Stmatrix
 from ..ir.module import Function, Module
 from ..ir.operands import Address, Register
 from ..launch import LaunchConfig
-from ..ir.instructions.tensor import Ldmatrix, Stmatrix
 from ..rules.bank_conflict import matrix_lanes
+from ..rules.base import RuleContext, load_rules
 from ..rules.misaligned_access import alignment_of, required
 from ..rules.out_of_bounds import memory_sites, object_size, spaces_agree
-from ..rules.base import RuleContext, load_rules
 from ..rules.uncoalesced_access import in_space, warp_cases
 from .probe import Claim
 
@@ -51,8 +52,8 @@ def _arch(module: Module) -> str | None:
 
 def lint_kernel(module: Module, kernel: str, launch: LaunchConfig,
                 time_budget: float = 30.0) -> StaticSide:
-    from ..interp.worklist import FixpointParams
-
+    """`time_budget`: per analysis, longer than the command line's 5 s so that a slow
+    machine does not turn a case into "analysis did not finish"."""
     fn = module.function(kernel)
     if fn is None:
         raise ValueError(f"no kernel {kernel!r}")

@@ -93,11 +93,14 @@ def _encode(value, p) -> bytes:
 
 def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict | None = None,
                dynamic_smem: int = 0, observe: bool = True, trace: bool = False,
-               max_steps: int = 20_000_000, chunk_threads: int = 65536) -> RunResult:
+               max_steps: int = 20_000_000, chunk_threads: int = 65536,
+               probe=None) -> RunResult:
     """Run `kernel` over `grid` x `block` threads (ints or 1-3 tuples); see the module
     docstring for `args`. `observe=False` keeps only the events (no per-access
     statistics); `trace=True` also records every warp request; `max_steps` bounds the
-    number of instruction steps (groups of threads) before `EmulationError`."""
+    number of instruction steps (groups of threads) before `EmulationError`; `probe`,
+    when given, is called as `probe(machine, pc)` before every step, the step's threads
+    in `machine.active()` (differential testing reads registers there)."""
     started = time.perf_counter()
     program = Program(load_module(module_or_ptx), kernel)
     grid, block = _dims(grid), _dims(block)
@@ -114,7 +117,7 @@ def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict
             m = Machine(program, grid, block, first, min(per_chunk, n_blocks - first), dynamic_smem)
             m.frames.push_entry(program.infos[program.kernel.name].frame)
             m.attach(mem.memory(m), recorder)
-            sched = Scheduler(m, program, max_steps)
+            sched = Scheduler(m, program, max_steps, probe)
             sched.run()
             total += sched.thread_instructions
     mem.finish()

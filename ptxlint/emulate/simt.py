@@ -29,8 +29,9 @@ from .warpops import lane_bits
 
 
 class Scheduler:
-    def __init__(self, m, program, max_steps: int):
+    def __init__(self, m, program, max_steps: int, probe=None):
         self.m, self.program = m, program
+        self.probe = probe  # called as probe(m, pc) before each step (differential testing)
         self.steps = program.steps
         self.max_steps = max_steps
         self.step_count = 0
@@ -83,9 +84,12 @@ class Scheduler:
         m, steps, ready = self.m, self.steps, self.ready
         m.idx = g.idx
         count = g.count
+        probe = self.probe
         while True:
             step = steps[pc]
             m.pc = pc
+            if probe is not None:
+                probe(m, pc)
             self.thread_instructions += count
             self.step_count += 1
             if self.step_count > self.max_steps:

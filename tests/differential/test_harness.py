@@ -1,0 +1,118 @@
+"""The harness itself: each check fails when the analysis side is made to lie (a
+finding dropped, a claim or a bound tampered with, an instruction made unreachable),
+and each kind of defect a run shows confirms the matching finding."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import ptxlint.differential.case as case_mod
+from ptxlint.differential import run_case
+from ptxlint.differential.corpus import sample_cases
+from ptxlint.differential.probe import Claim
+from ptxlint.differential.static import CostBound
+from ptxlint.domains.value import Value
+from ptxlint.interp.facts import Facts
+
+SAMPLES = Path(__file__).parents[2] / "ptx_samples"
+
+
+def one(rel: str):
+    [case] = sample_cases(SAMPLES / rel)
+    return case
+
+
+@pytest.mark.parametrize("rel,rule", [
+    ("out-of-bounds/missing_guard.bad.ptx", "out-of-bounds"),
+    ("misaligned-access/double_from_int.bad.ptx", "misaligned-access"),
+    ("divergent-bra-uni/tid_guard.bad.ptx", "divergent-bra-uni"),
+    ("uncoalesced-access/strided.bad.ptx", "uncoalesced-access"),
+    ("bank-conflict/ways.bad.ptx", "bank-conflict"),
+])
+def test_a_defect_confirms_its_finding(rel, rule):
+    result = run_case(one(rel))
+    assert result.sound
+    assert any(ok for (r, _site), ok in result.comparison.findings.items() if r == rule)
+    assert result.comparison.observed[rule] > 0
+
+
+@pytest.mark.parametrize("rel,rule", [
+    ("out-of-bounds/missing_guard.bad.ptx", "out-of-bounds"),
+    ("divergent-bra-uni/tid_guard.bad.ptx", "divergent-bra-uni"),
+    ("bank-conflict/ways.bad.ptx", "bank-conflict"),
+])
+def test_a_dropped_finding_is_a_miss(rel, rule, monkeypatch):
+    real = case_mod.lint_kernel
+
+    def without(*args, **kw):
+        side = real(*args, **kw)
+        side.diagnostics = [d for d in side.diagnostics if d.rule != rule]
+        return side
+
+    monkeypatch.setattr(case_mod, "lint_kernel", without)
+    result = run_case(one(rel))
+    assert {b.kind for b in result.breaches()} == {"missed"}
+    assert {b.subject.rule for b in result.breaches()} == {rule}
+
+
+def test_a_wrong_claim_is_a_gamma_violation(monkeypatch):
+    real = case_mod.claims
+
+    def lying(side, every=1):
+        found, guards = real(side, every)
+        # claim every register read is 7 in every lane
+        return {k: [replace(c, value=Value.const(7)) for c in v] for k, v in found.items()}, \
+            guards
+
+    monkeypatch.setattr(case_mod, "claims", lying)
+    result = run_case(one("out-of-bounds/missing_guard.ok.ptx"))
+    assert result.violations and {b.kind for b in result.breaches()} == {"gamma"}
+    assert result.probe.checks > 0 and result.probe.values > 0
+
+
+def test_a_uniform_claim_on_tid_is_a_lane_form_violation(monkeypatch):
+    real = case_mod.claims
+
+    def uniform_tid(side, every=1):
+        found, guards = real(side, every)
+        return {k: [replace(c, value=c.value.with_uniformity(True))
+                    if c.what == "%r5" else c for c in v] for k, v in found.items()}, guards
+
+    monkeypatch.setattr(case_mod, "claims", uniform_tid)
+    result = run_case(one("out-of-bounds/missing_guard.ok.ptx"))
+    assert {v.component for v in result.violations} == {"lane form"}
+
+
+def test_a_lowered_bound_is_over_bound(monkeypatch):
+    from ptxlint.differential import static
+
+    monkeypatch.setattr(case_mod, "cost_bounds",
+                        lambda side: {k: CostBound(sectors=b.sectors and 1, ways=b.ways and 1)
+                                      for k, b in static.cost_bounds(side).items()})
+    result = run_case(one("uncoalesced-access/strided.ok.ptx"))
+    assert result.breaches() and {b.kind for b in result.breaches()} == {"over-bound"}
+
+
+def test_an_executed_unreachable_instruction_is_reported(monkeypatch):
+    monkeypatch.setattr(Facts, "is_reachable", lambda self, insn: insn.opcode != "st")
+    result = run_case(one("out-of-bounds/missing_guard.ok.ptx"))
+    assert [b.kind for b in result.breaches()] == ["unreachable"]
+
+
+def test_no_rule_yet_is_recorded_not_failed():
+    """A barrier under a lane-dependent guard: the emulator sees it, and without a
+    registered `barrier-divergence` rule the observation waits as "no rule yet"."""
+    from ptxlint.rules.base import RULES
+
+    from .kernels import Barrier, If, Program, TID_X
+
+    prog = Program((If((TID_X, "lt", 7), False, (Barrier(),)),), (32, 1, 1), (1, 1, 1), 4,
+                   True, 256, 256, 256, 8)
+    result = run_case(prog.case())
+    observed = {o.kind for o in result.comparison.no_rule} | {
+        o.kind for o in result.comparison.missed}
+    assert "divergent-barrier" in observed or "barrier-mismatch" in observed
+    if "barrier-divergence" not in RULES:
+        assert result.sound and result.comparison.no_rule

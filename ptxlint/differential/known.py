@@ -153,26 +153,6 @@ def _late_reconvergence(b: Breach, all_: list[Breach], ptx: str) -> bool:
     return uniformity and _call_after_divergence(ptx)
 
 
-def _crosses_4g(o: Observation) -> bool:
-    width = o.data.get("width", 1)
-    return any(a + width > 1 << 32 for a in o.data.get("addresses", ()))
-
-
-def _shared_unwrapped(b: Breach, all_: list[Breach], ptx: str) -> bool:
-    """Bank ways of a request whose bytes cross 2^32; an out-of-bounds event of a
-    32-bit register address `[%r+imm]` whose every reported address lies just past 2^32
-    (the 32-bit sum, unwrapped)."""
-    o = b.subject
-    if not isinstance(o, Observation):
-        return False
-    if o.rule == "bank-conflict" and b.kind in ("over-bound", "missed"):
-        return _crosses_4g(o)
-    addresses = o.data.get("addresses") or ()
-    return o.rule == "out-of-bounds" and b.kind == "missed" and bool(addresses) and \
-        re.search(r"\[%r\d+\+", o.site.text) is not None and \
-        all(1 << 32 <= a < (1 << 32) + (1 << 16) for a in addresses)
-
-
 DEFECTS = (
     Defect("reconverged-predicate", "analysis",
            "analysis unsoundness: a branch predicate (or a register its setp compares), "
@@ -195,12 +175,6 @@ DEFECTS = (
            "lie after the kernel's), so lanes of different loop iterations meet again in the "
            "callee and a uniform loop counter's `bra.uni` is observed divergent",
            _late_reconvergence),
-    Defect("shared-address-unwrapped", "emulator",
-           "emulator bug: 32-bit shared addresses do not wrap: `[%r+imm]` with a 32-bit "
-           "register is summed in 64 bits (`operands.address`), so `smem - 4` then `+4` "
-           "lands at 2^32 and is reported out of bounds, and bank ways count the words of "
-           "bytes past 2^32 - 1 as different words from the same ones at 0",
-           _shared_unwrapped),
 )
 
 

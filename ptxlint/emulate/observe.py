@@ -95,7 +95,8 @@ def warp_bank_ways(warp: np.ndarray, lane: np.ndarray, addr: np.ndarray,
     valid = (words <= lastw[:, None]).reshape(-1)
     rows = (warp.astype(np.int64) * 64 + lane.astype(np.int64) // phase_lanes(width))
     rows = np.repeat(rows, span)[valid]
-    words = words.reshape(-1)[valid]
+    # shared addresses are 32 bits: the word after 0xFFFFFFFC is word 0 again
+    words = words.reshape(-1)[valid] & ((1 << 30) - 1)
     run = _runs(rows)
     run_first = np.flatnonzero(np.concatenate([[True], run[1:] != run[:-1]]))
     run_warp = rows[run_first] // 64

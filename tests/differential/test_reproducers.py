@@ -263,7 +263,6 @@ UNWRAPPED = HEAD + """.visible .entry k(.param .u64 out)
 """
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["shared-address-unwrapped"])
 def test_emulator_wraps_32_bit_shared_addresses():
     res = run_kernel(UNWRAPPED, "k", 1, 1, {0: np.zeros(1, np.uint32)})
     assert res.observations.count("out-of-bounds") == 0
@@ -273,7 +272,6 @@ def test_the_lint_finds_the_wrapped_shared_address_in_bounds():
     assert not _lint(UNWRAPPED, "block=1 grid=1 buffer.0=4")
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["shared-address-unwrapped"])
 def test_emulator_wraps_shared_words_at_32_bits():
     """Lane 0 reads 8 bytes at 0xFFFFFFFC: words 0x3FFFFFFF and, wrapped, 0. Lane 1
     reads words 0 and 1: bank 0 serves one word (a broadcast), not two."""

@@ -35,6 +35,7 @@ from ..ir.operands import (Address, Expression, Immediate, Negated, PredicatePai
                            Register, Symbol)
 from ..ir.types import Kind, lookup
 from .block_uniform import BlockVariance, block_variance, is_varying_special
+from .induction import self_increment, trip_range
 
 THREAD_INDEX = {"%tid.x": "tx", "%tid.y": "ty", "%tid.z": "tz", "%laneid": "lane"}
 MAX_DEPTH = 48
@@ -118,7 +119,7 @@ class ExprBuilder:
         self._states: dict[int, object] = {}
         self._anchors: dict[int, Anchored] = {}
         self._reach: dict[tuple[int, int], set[int]] = {}
-        self._trips: dict[int, int | None] = {}
+        self.trips: dict[int, int | None] = {}  # loop head -> trips (`induction.loop_trips`)
         self._shared: dict[tuple[int, str], Node] = {}  # expressions no anchor pins
         self._defined: dict[tuple[str, int], Node] = {}  # leaves of opaque definitions
 
@@ -180,58 +181,6 @@ class ExprBuilder:
             bwd = _closure(blocks[ba].preds, lambda b: blocks[b].preds, stop={bu, ba})
             hit = self._reach[(bu, ba)] = (fwd & bwd) - {bu, ba}
         return hit
-
-
-    def trip_range(self, reg: Register, step: Instruction, inits: list[Instruction],
-                   start: Node, at: Instruction, c: int) -> SI | None:
-        """Completed increments k of `r = init + c*k` at `at`: from r's values there when
-        init is a constant, and at most the trips of the loop around `step` that another
-        counter bounds (`loop_trips`) when every init runs once per entry to that loop."""
-        bounds = []
-        v = _si(self.state(at), reg.key)
-        if start.op == "const" and v is not None and c:
-            hi = v.hi if c > 0 else v.lo
-            if hi is not None:
-                bounds.append((hi - int(start.value)) // c)  # type: ignore[arg-type]
-        sb = self.cfg.block_of(step)
-        loops = [lp for lp in self.cfg.natural_loops().values() if sb in lp.body]
-        inner = min(loops, key=lambda lp: len(lp.body)) if loops else None
-        if inner is not None and all(self.cfg.block_of(d) not in inner.body and all(
-                self.cfg.block_of(d) in lp.body for lp in loops if lp is not inner)
-                for d in inits):
-            trips = self.loop_trips(sb)
-            if trips is not None:  # inside the loop, the current trip is not complete
-                bounds.append(trips - 1 if self.cfg.block_of(at) in inner.body else trips)
-        return SI.range(0, max(0, min(bounds))) if bounds else None
-
-    def loop_trips(self, block: int) -> int | None:
-        """How many times the innermost loop around `block` may run its body: a counter
-        `r = r + C` run once per trip (its block dominates every latch) takes a new value
-        each time, all in the range the facts give it there."""
-        loops = [lp for lp in self.cfg.natural_loops().values() if block in lp.body]
-        if not loops:
-            return None
-        loop = min(loops, key=lambda lp: len(lp.body))
-        if loop.head not in self._trips:
-            self._trips[loop.head] = self._loop_trips(loop)
-        return self._trips[loop.head]
-
-    def _loop_trips(self, loop) -> int | None:
-        best = None
-        for b in loop.body:
-            if not all(self.cfg.dominates(b, latch) for latch in loop.latches):
-                continue
-            for insn in self.cfg.blocks[b].instructions:
-                for reg in insn.defs:
-                    c = _self_increment(insn, reg)
-                    if c is None or any(d is not insn and self.cfg.block_of(d) in loop.body
-                                        for d in self.defs.get(reg.key, [])):
-                        continue
-                    v = _si(self.state(insn), reg.key)
-                    if v is not None and v.lo is not None and v.hi is not None:
-                        n = (v.hi - v.lo) // abs(c) + 1
-                        best = n if best is None else min(best, n)
-        return best
 
 
 class Anchored:
@@ -312,7 +261,7 @@ class Anchored:
                    depth: int) -> Node | None:
         """`r = init` (one or more definitions computing the same expression) and
         `r = r + C` once, C a constant: `init + C*k`, k an iteration count."""
-        steps = [(d, c) for d in defs if (c := _self_increment(d, reg)) is not None]
+        steps = [(d, c) for d in defs if (c := self_increment(d, reg)) is not None]
         if len(steps) != 1 or len(defs) < 2 or depth >= MAX_DEPTH:
             return None
         step, c = steps[0]
@@ -322,9 +271,8 @@ class Anchored:
         key = ("count", reg.key, id(at))
         if key not in self._leaves:
             self._leaves[key] = Node("count", value=reg.key, defs=(step,),
-                                     si=self.b.trip_range(reg, step, [d for d in defs if
-                                                                      d is not step],
-                                                          starts[0], at, c),
+                                     si=trip_range(self.b, reg, step,
+                                                   [d for d in defs if d is not step], at, c),
                                      ident=("count", reg.key))
         bits = _bits(step)
         return Node("add", (starts[0], Node("mul", (self._leaves[key], const(c, bits)),
@@ -424,23 +372,6 @@ def _closure(starts, step, stop: set[int] = frozenset()) -> set[int]:  # type: i
         seen.add(b)
         todo.extend(s for s in step(b) if s not in stop and s not in seen)
     return seen
-
-
-def _self_increment(insn: Instruction, reg: Register) -> int | None:
-    """C when `insn` is `add r, r, C` / `add r, C, r` / `sub r, r, C` (no guard)."""
-    if insn.guard is not None or insn.opcode not in ("add", "sub") or "cc" in insn.mods:
-        return None
-    srcs = insn.sources
-    if len(srcs) != 2:
-        return None
-    a, b = srcs
-    if isinstance(a, Register) and a.key == reg.key and isinstance(b, Immediate) \
-            and not b.is_float:
-        return int(b.value) if insn.opcode == "add" else -int(b.value)
-    if insn.opcode == "add" and isinstance(b, Register) and b.key == reg.key \
-            and isinstance(a, Immediate) and not a.is_float:
-        return int(a.value)
-    return None
 
 
 def _bits(insn: Instruction) -> int:

@@ -1,67 +1,21 @@
 """`barrier-divergence`: a barrier that some threads of the block (or, for `bar.warp.sync`
 and barriers with a thread count, of a warp) skip or reach a different number of times.
-
-A barrier X runs in a thread when every branch X is control dependent on (iterated: the
-branches deciding whether those branches run, the exit test of a loop around X) goes
-X's way. So X is split when one of those branches, or X's own guard, may send threads of
-one block different ways: `BlockVariance` says which may (block-level, stronger than the
-analysis' per-warp uniformity: `%tid.y < 4` is one value per warp of a 32x8 block but
-splits the block). The finding is definite when the branch is reached by every thread
-and evaluating its predicate in every thread of the launch's block shows both ways.
-"""
+`interp/barrier_split.py` finds the branch that may split it; this module words it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Certainty, Diagnostic, Severity
-from ..interp.barrier_intervals import control_closure, functions_with, is_cta_barrier
-from ..interp.block_uniform import BlockVariance, block_variance
-from ..interp.thread_exprs import expr_builder
+from ..interp.barrier_split import BarrierSplits, Split, same_id, source_line
 from ..ir.instruction import Instruction
 from ..ir.instructions.sync import BarrierCluster, BarWarpSync, CtaBarrier
-from ..ir.operands import Immediate, Register, Symbol
-from ..ir.traits import Branch, Call
+from ..ir.traits import Barrier, Call
 from .base import Rule, RuleContext
 from .uncoalesced_access import lane_text
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from ..interp.thread_eval import ThreadSpace
-
-CHAIN = 8  # steps of the explanation shown
-MAX_ROWS = 1024  # block indices (and other certain values) tried for a definite split
-
-
-def _rows(values: dict) -> int:
-    return next(iter(values.values())).shape[0] if values else 1
-
-
-def _block_text(values: dict, row: int) -> str:
-    """` of block 3` (or `(3,1,0)`) for the block indices of assignment `row`."""
-    idx = {str(ident[1])[-1]: int(col[row, 0]) for ident, col in values.items()
-           if ident[0] == "special" and str(ident[1]).startswith("%ctaid.")}
-    if not idx:
-        return ""
-    if set(idx) == {"x"}:
-        return f" of block {idx['x']}"
-    return " of block (" + ",".join(str(idx.get(a, 0)) for a in "xyz") + ")"
-
-
-@dataclass(frozen=True)
-class Split:
-    """Why barrier X may be split: `where` is the deciding branch (or X itself, for its
-    guard), `reg` the register that differs; `skipping` the threads that do not reach X
-    when known (a boolean array over the block's threads)."""
-
-    where: Instruction
-    reg: Register
-    skipping: np.ndarray | None
-    loop: bool  # the branch is the exit test of a loop around X
-
 
 class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
     """A CTA barrier that some threads of the block may skip or reach a different number
@@ -118,445 +72,143 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
-        sites = _sites(rc)
-        if not sites:
+        if not any(isinstance(i, (Barrier, BarWarpSync, Call)) for i in rc.function.instructions):
             return
-        checker = _Checker(rc)
+        splits = BarrierSplits(rc.facts, rc.module)
         reported = set()
-        for insn, kind in sites:
-            key = (kind, _source_line(insn) or id(insn))
+        for insn, kind in splits.sites:
+            key = (kind, source_line(insn) or id(insn))
             if key in reported:
                 continue  # another copy of the same CUDA barrier (an unrolled loop)
             if kind == "warp":
-                found = list(checker.warp_sync(self, insn))
+                found = list(_warp_sync(self, rc, splits, insn))
             else:
-                split = checker.split(insn, kind)
-                found = [checker.report(self, insn, kind, split)] if split is not None else []
+                split = splits.split(insn, kind)
+                found = [_report(self, rc, splits, insn, kind, split)] if split else []
             found = [d for d in found if d is not None]
             if found:
                 reported.add(key)
             yield from found
 
 
-def _sites(rc: RuleContext) -> list[tuple[Instruction, str]]:
-    """(instruction, kind) for the reachable barriers: `cta` (every thread of the block),
-    `count` (the warps of a thread count) or `warp` (`bar.warp.sync`)."""
-    out = []
-    funcs = None
-    facts = rc.facts
-    reachable = [insn for b, block in enumerate(facts.cfg.blocks)
-                 if facts.in_states[b] is not None for insn in block.instructions]
-    for insn in reachable:
-        if isinstance(insn, CtaBarrier):
-            counted = insn.thread_count is not None or not insn.waits
-            out.append((insn, "count" if counted else "cta"))
-        elif isinstance(insn, BarrierCluster):
-            out.append((insn, "cta"))
-        elif isinstance(insn, BarWarpSync):
-            out.append((insn, "warp"))
-        elif isinstance(insn, Call):
-            funcs = funcs if funcs is not None else functions_with(rc.module, is_cta_barrier)
-            callee = insn.callee
-            if isinstance(callee, Symbol) and callee.name in funcs:
-                out.append((insn, "cta"))
-    return out
+def _report(rule: Rule, rc: RuleContext, splits: BarrierSplits, insn: Instruction, kind: str,
+            split: Split) -> Diagnostic | None:
+    other = splits.other_barrier(insn, split)
+    aligned = not isinstance(insn, (CtaBarrier, BarrierCluster)) or insn.is_aligned
+    if other is None and not aligned:
+        return None  # barrier.sync waits only for the threads that have not exited
+    sure = split.skipping is not None and bool(split.skipping.any())
+    line = _line(split.where)
+    where = "its guard" if split.where is insn else f"the branch at line {line}"
+    what = "threads of a warp" if kind == "count" else "threads of the block"
+    label = f"{_who(splits, split.skipping, kind)}{splits.blocks.get(id(split.where), '')} " \
+            "skip it" if sure else f"{where} may send {what} different ways"
+    source, chain = splits.origin(split.reg, split.where)
+    return rule.diagnostic(
+        rc, insn, _message(insn, kind, split, sure),
+        severity=Severity.ERROR if other is not None else Severity.WARNING,
+        certainty=Certainty.DEFINITE if sure else Certainty.POSSIBLE, label=label,
+        notes=[f"{where} depends on {chain}", _next_barrier(insn, other)], help=_HELP[kind],
+        details={"barrier": insn.full_opcode, "branch": line, "source": source,
+                 "skipped_by": "barrier" if other is not None else "exit"})
 
 
-class _Checker:
-    def __init__(self, rc: RuleContext):
-        self.rc = rc
-        self.facts = rc.facts
-        self.cfg = rc.facts.cfg
-        self.variance: BlockVariance = block_variance(rc.facts)
-        self._blocks: dict[int, str] = {}  # branch -> " of block 3" (the block shown)
+def _message(insn: Instruction, kind: str, split: Split, sure: bool) -> str:
+    text = f"`{_text(insn)}`"
+    if kind == "count":
+        return f"{text} {'is' if sure else 'may be'} reached by only some threads of a warp"
+    if split.loop:
+        return f"{text} may be reached a different number of times by the threads of the block"
+    return f"{text} {'is not' if sure else 'may not be'} reached by every thread of the block"
 
-    @cached_property
-    def space(self) -> ThreadSpace:
-        from ..interp.thread_eval import ThreadSpace  # noqa: PLC0415 -- numpy, when needed
 
-        return ThreadSpace.of(self.rc.facts)
+def _next_barrier(insn: Instruction, other: Instruction | None) -> str:
+    """What the threads that skip `insn` do next, and what that does."""
+    if other is None:
+        return ("the threads that skip it leave the kernel: the barrier waits only for "
+                f"threads that have not exited, but `{insn.full_opcode}` is `.aligned`, which "
+                "the PTX ISA leaves undefined in code not every thread of the block runs")
+    there = f"the threads that skip it may wait at `{_text(other)}` on line {_line(other)}"
+    if same_id(insn, other) is False:
+        return f"{there} instead, another barrier: neither completes and the block hangs"
+    return (f"{there} instead: the two barriers pair up (releasing the others early) or the "
+            "block never completes either")
 
-    # ---- which branch splits the barrier -------------------------------------------------
-    def split(self, insn: Instruction, kind: str) -> Split | None:
-        b = self.cfg.block_of(insn)
-        guard = insn.guard
-        if guard is not None and self._differs(guard.register, insn, kind):
-            return Split(insn, guard.register, self._skipping_guard(insn), False)
-        for d in control_closure(self.cfg, b):
-            term = self.cfg.blocks[d].terminator
-            reg = _branch_register(term)
-            if reg is None or not self._branch_differs(d, kind):
-                continue
-            skipping = self._skipping(d, b) if self._reached_by_all(d) else None
-            if kind == "count" and skipping is not None and not self._splits_warp(skipping):
-                continue
-            loop = any(d in loop.body and b in loop.body
-                       for loop in self.cfg.natural_loops().values())
-            return Split(term, reg, skipping, loop)
-        return None
 
-    def _differs(self, reg: Register, at: Instruction, kind: str) -> bool:
-        if kind == "count":
-            state = self.facts.state_before(at)
-            return state is not None and not state[reg.key].is_uniform
-        return self.variance.is_varying(reg.key, at)
+def _who(splits: BarrierSplits, skipping: np.ndarray | None, kind: str) -> str:
+    import numpy as np  # noqa: PLC0415
 
-    def _branch_differs(self, d: int, kind: str) -> bool:
-        if kind == "count":
-            return self.facts.branch_is_divergent(d)
-        return d in self.variance.divergent
+    assert skipping is not None
+    idx = np.flatnonzero(skipping)
+    if kind == "count":
+        warp = splits.space.index("warp")
+        w = next(int(w) for w in np.unique(warp[idx])
+                 if not skipping[warp == w].all())
+        lanes = [int(t) % 32 for t in idx if warp[t] == w]
+        return f"lanes {lane_text(lanes)} of warp {w}"
+    if splits.space.dims[1:] == (1, 1):
+        return f"threads {lane_text([int(t) for t in idx])}"
+    space = splits.space
+    return f"{idx.size} of the {space.n} threads (e.g. {space.name(int(idx[0]))})"
 
-    def _reached_by_all(self, d: int) -> bool:
-        """Every thread of the block reaches branch d whenever one does (in the first
-        iteration of the loops around it)."""
-        loops = [loop for loop in self.cfg.natural_loops().values() if d in loop.body]
-        return not any(x in self.variance.divergent and not any(x in lp.body for lp in loops)
-                       for x in control_closure(self.cfg, d))
 
-    def _truths(self, reg: Register, at: Instruction, negated: bool) -> np.ndarray | None:
-        """Per thread of the block, whether `reg` holds at `at`, for some block of the
-        launch that certainly runs it one way or the other in different threads (else any
-        block); None unless that is certain: the block shape is known and the predicate is
-        a function of the thread index, constants, values the facts pin to one number and
-        `%ctaid` with a known grid (every block index occurs)."""
-        if not self.space.exact:
-            return None
-        import numpy as np  # noqa: PLC0415
+def _warp_sync(rule: Rule, rc: RuleContext, splits: BarrierSplits,
+               insn: Instruction) -> Iterator[Diagnostic]:
+    import numpy as np  # noqa: PLC0415
 
-        from ..interp.thread_eval import Evaluator, Unevaluable  # noqa: PLC0415
-
-        node = expr_builder(self.facts).at(at).register(reg, at)
-        values = self._certain_values(node, at)
-        if node.opaque or values is None:
-            return None
-        try:
-            v = Evaluator(self.space, values).eval(node)
-        except Unevaluable:
-            return None
-        if v.sym:
-            return None
-        truth = np.broadcast_to(np.asarray(v.conc) != 0, (_rows(values), self.space.n))
-        truth = ~truth if negated else truth
-        split = [k for k, row in enumerate(truth) if row.any() and not row.all()]
-        if split and _rows(values) > 1:
-            self._blocks[id(at)] = _block_text(values, split[0])
-        return truth[split[0] if split else 0]
-
-    def _certain_values(self, node, at: Instruction) -> dict | None:
-        """Each leaf's values as a column of a cartesian product (numpy), or None when a
-        leaf may take values that do not occur."""
-        import numpy as np  # noqa: PLC0415
-
-        grid = self.facts.ctx.launch.grid if self.facts.ctx.launch else None
-        state = self.facts.state_before(at)
-        choices = {}
-        for leaf in node.leaves:
-            si = leaf.si
-            if si is None and leaf.ident[0] == "reg" and state is not None:
-                v = state.regs.get(leaf.value)
-                si = v.si if v is not None and v.region is None else None
-            if si is not None and si.is_singleton:
-                choices[leaf.ident] = [si.lo]
-            elif leaf.ident[0] == "special" and str(leaf.value).startswith("%ctaid.") \
-                    and grid is not None:
-                choices[leaf.ident] = list(range(grid["xyz".index(str(leaf.value)[-1])]))
-            else:
-                return None
-        if not choices:
-            return {}
-        if np.prod([len(c) for c in choices.values()], dtype=float) > MAX_ROWS:
-            return None
-        mesh = np.meshgrid(*[np.asarray(c, np.int64) for c in choices.values()], indexing="ij")
-        return {ident: m.ravel()[:, None] for ident, m in zip(choices, mesh)}
-
-    def _skipping_guard(self, insn: Instruction) -> np.ndarray | None:
-        g = insn.guard
-        runs = self._truths(g.register, insn, g.negated) if g is not None else None
-        return None if runs is None else ~runs
-
-    def _skipping(self, d: int, b: int) -> np.ndarray | None:
-        """Threads leaving branch d on an edge from which block b cannot be reached."""
-        term = self.cfg.blocks[d].terminator
-        taken = self._truths(term.guard.register, term, term.guard.negated) \
-            if term is not None and term.guard is not None else None
-        if taken is None or taken.all() or not taken.any():
-            return None
-        succs = self.cfg.blocks[d].succs
-        target = self.cfg.by_label.get(term.targets[0]) if isinstance(term, Branch) \
-            and term.targets else self.cfg.exit
-        reach = [self._reaches(s, b, d) for s in succs]
-        if all(reach) or not any(reach):
-            return None
-        away_taken = not reach[succs.index(target)] if target in succs else None
-        if away_taken is None:
-            return None
-        return taken if away_taken else ~taken
-
-    def _reaches(self, s: int, b: int, stop: int) -> bool:
-        seen, todo = set(), [s]
-        while todo:
-            x = todo.pop()
-            if x == b:
-                return True
-            if x in seen or x == stop:
-                continue
-            seen.add(x)
-            todo.extend(self.cfg.blocks[x].succs)
-        return False
-
-    def _splits_warp(self, skipping: np.ndarray) -> bool:
-        import numpy as np  # noqa: PLC0415
-
-        warp = self.space.index("warp")
-        for w in np.unique(warp):
-            lanes = skipping[warp == w]
-            if lanes.any() and not lanes.all():
-                return True
-        return False
-
-    # ---- what the skipping threads do ----------------------------------------------------
-    def other_barrier(self, insn: Instruction, split: Split) -> Instruction | None:
-        """A barrier the threads that skip `insn` may reach instead (None: they only
-        leave the kernel). Copies of the same CUDA barrier (an unrolled loop) do not
-        count: they are the same barrier reached a different number of times."""
-        b, i = self.cfg.position(insn)
-        same = self._same_barrier(insn, split)
-        if split.where is insn:  # a guarded barrier: they go on after it
-            first = self._first_barrier(same, self.cfg.blocks[b].instructions[i + 1:])
-            if first is not None:
-                return first or None
-            starts = list(self.cfg.blocks[b].succs)
-        else:
-            d = self.cfg.block_of(split.where)
-            succs = self.cfg.blocks[d].succs
-            starts = [x for x in succs if not self._reaches(x, b, d)] or list(succs)
-        seen, todo = set(), starts
-        while todo:
-            x = todo.pop()
-            if x in seen or x == b:
-                continue
-            seen.add(x)
-            first = self._first_barrier(same, self.cfg.blocks[x].instructions)
-            if first:
-                return first
-            if first is None:
-                todo.extend(self.cfg.blocks[x].succs)
-        return None
-
-    def _same_barrier(self, insn: Instruction, split: Split) -> set:
-        """What counts as `insn` itself for the threads that skip it: its CUDA line and,
-        when they skip it by leaving a loop, the CUDA lines of that loop's barriers
-        (nvcc splits a loop into copies; the copies' barriers are the same ones)."""
-        lines = {_source_line(insn) or id(insn)}
-        if split.loop:
-            d = self.cfg.block_of(split.where)
-            b = self.cfg.block_of(insn)
-            loops = [lp for lp in self.cfg.natural_loops().values()
-                     if d in lp.body and b in lp.body]
-            if loops:
-                inner = min(loops, key=lambda lp: len(lp.body))
-                lines |= {_source_line(y) for x in inner.body
-                          for y in self.cfg.blocks[x].instructions
-                          if y in self._barriers and _source_line(y) is not None}
-        return lines
-
-    def _first_barrier(self, same: set, run: list[Instruction]):
-        """The first barrier of `run`: False when it counts as the barrier checked (the
-        path is fine), None when there is none."""
-        for y in run:
-            if y in self._barriers:
-                return False if (_source_line(y) or id(y)) in same else y
-        return None
-
-    @property
-    def _barriers(self) -> set:
-        hit = getattr(self, "_barrier_set", None)
-        if hit is None:
-            hit = self._barrier_set = _IdSet(i for i, k in _sites(self.rc) if k != "warp")
-        return hit
-
-    # ---- the report ----------------------------------------------------------------------
-    def report(self, rule: Rule, insn: Instruction, kind: str, split: Split) -> Diagnostic | None:
-        other = self.other_barrier(insn, split)
-        aligned = not isinstance(insn, (CtaBarrier, BarrierCluster)) or insn.is_aligned
-        if other is None and not aligned:
-            return None  # barrier.sync waits only for the threads that have not exited
-        sure = split.skipping is not None and bool(split.skipping.any())
-        text = f"`{_text(insn)}`"
-        what = "threads of a warp" if kind == "count" else "threads of the block"
-        if kind == "count":
-            message = f"{text} {'is' if sure else 'may be'} reached by only some threads of a warp"
-        elif split.loop:
-            message = f"{text} may be reached a different number of times by the {what}"
-        else:
-            message = f"{text} {'is not' if sure else 'may not be'} reached by every thread " \
-                      "of the block"
-        line = _line(split.where)
-        where = "its guard" if split.where is insn else f"the branch at line {line}"
-        block = self._blocks.get(id(split.where), "")
-        label = f"{self._who(split.skipping, kind)}{block} skip it" if sure else \
-            f"{where} may send {what} different ways"
-        source, chain = self.origin(split.reg, split.where)
-        notes = [f"{where} depends on {chain}"]
-        if other is not None and _same_id(insn, other) is False:
-            notes.append(f"the threads that skip it may wait at `{_text(other)}` on line "
-                         f"{_line(other)} instead, another barrier: neither completes and "
-                         "the block hangs")
-        elif other is not None:
-            notes.append(f"the threads that skip it may wait at `{_text(other)}` on line "
-                         f"{_line(other)} instead: the two barriers pair up (releasing the "
-                         "others early) or the block never completes either")
-        else:
-            notes.append("the threads that skip it leave the kernel: the barrier waits only "
-                         f"for threads that have not exited, but `{insn.full_opcode}` is "
-                         "`.aligned`,"
-                         " which the PTX ISA leaves undefined in code not every thread of the "
-                         "block runs")
-        return rule.diagnostic(
-            self.rc, insn, message, severity=Severity.ERROR if other is not None
-            else Severity.WARNING,
-            certainty=Certainty.DEFINITE if sure else Certainty.POSSIBLE, label=label,
-            notes=notes, help=_HELP[kind],
-            details={"barrier": insn.full_opcode, "branch": line, "source": source,
-                     "skipped_by": "barrier" if other is not None else "exit"})
-
-    def _who(self, skipping: np.ndarray | None, kind: str) -> str:
-        import numpy as np  # noqa: PLC0415
-
-        assert skipping is not None
-        idx = np.flatnonzero(skipping)
-        if kind == "count":
-            warp = self.space.index("warp")
-            w = next(int(w) for w in np.unique(warp[idx])
-                     if not skipping[warp == w].all())
-            lanes = [int(t) % 32 for t in idx if warp[t] == w]
-            return f"lanes {lane_text(lanes)} of warp {w}"
-        if self.space.dims[1:] == (1, 1):
-            return f"threads {lane_text([int(t) for t in idx])}"
-        return f"{idx.size} of the {self.space.n} threads (e.g. {self.space.name(int(idx[0]))})"
-
-    def origin(self, reg: Register, at: Instruction) -> tuple[str, str]:
-        """Where the block-varying `reg` comes from: (source, "`%tid.x` -> ... chain")."""
-        steps: list[str] = []
-        defs = expr_builder(self.facts).defs
-        source = "unknown"
-        for _ in range(CHAIN):
-            if reg.is_special:
-                source = reg.name
-                steps.append(f"`{reg.name}`")
-                break
-            found = defs.get(reg.key, [])
-            chosen = [d for d in found if any(u.key != reg.key and self.variance.is_varying(
-                u.key, d) for u in d.uses)] if len(found) > 1 else found
-            if not chosen:
-                source = "control"
-                steps.append(f"`{reg.name}` (assigned differently on the ways threads took)")
-                break
-            d = chosen[0]
-            what = " (a loop counter)" if len(found) > 1 else ""
-            steps.append(f"`{d.full_opcode} {reg.name}`{what}")
-            varying = [u for u in d.uses if u.key != reg.key and self.variance.is_varying(u.key, d)]
-            if not varying:
-                source = d.full_opcode
-                break
-            reg, at = varying[0], d
-        return source, " -> ".join(reversed(steps))
-
-    # ---- bar.warp.sync -------------------------------------------------------------------
-    def warp_sync(self, rule: Rule, insn: Instruction) -> Iterator[Diagnostic]:
-        import numpy as np  # noqa: PLC0415
-
-        mask = self._mask(insn)
-        if mask is None:
+    mask = splits.mask(insn)
+    if mask is None:
+        return
+    reaching, culprit = splits.reaching_lanes(insn)
+    lane = splits.space.index("lane")
+    if reaching is None:
+        if culprit is not None and mask == 0xFFFFFFFF:
+            yield _warp_report(rule, rc, splits, insn, mask, None, culprit)
+        return
+    outside = reaching & ((mask >> lane) & 1 == 0)
+    if outside.any():
+        yield _warp_report(rule, rc, splits, insn, mask, outside, culprit)
+        return
+    warp = splits.space.index("warp")
+    for w in np.unique(warp[reaching]):
+        mine = warp == w
+        missing = mine & ~reaching & ((mask >> lane) & 1 == 1)
+        if missing.any():
+            yield _warp_report(rule, rc, splits, insn, mask, missing, culprit, missing=True)
             return
-        reaching, culprit = self._reaching_lanes(insn)
-        lane = self.space.index("lane")
-        if reaching is None:
-            if culprit is not None and mask == 0xFFFFFFFF:
-                yield self._warp_report(rule, insn, mask, None, culprit)
-            return
-        outside = reaching & ((mask >> lane) & 1 == 0)
-        if outside.any():
-            yield self._warp_report(rule, insn, mask, outside, culprit)
-            return
-        warp = self.space.index("warp")
-        for w in np.unique(warp[reaching]):
-            mine = warp == w
-            missing = mine & ~reaching & ((mask >> lane) & 1 == 1)
-            if missing.any():
-                yield self._warp_report(rule, insn, mask, missing, culprit, missing=True)
-                return
 
-    def _mask(self, insn: Instruction) -> int | None:
-        op = insn.operands[0] if insn.operands else None
-        if isinstance(op, Immediate) and not op.is_float:
-            return int(op.value) & 0xFFFFFFFF
-        if isinstance(op, Register):
-            state = self.facts.state_before(insn)
-            v = state[op.key].singleton() if state is not None else None
-            return None if v is None else v & 0xFFFFFFFF
-        return None
 
-    def _reaching_lanes(self, insn: Instruction) -> tuple[np.ndarray | None, Split | None]:
-        """The threads that execute `insn` (None: not known) and the branch that splits
-        the warp there, if any."""
-        import numpy as np  # noqa: PLC0415
+def _warp_report(rule: Rule, rc: RuleContext, splits: BarrierSplits, insn: Instruction,
+                 mask: int, lanes: np.ndarray | None, split: Split | None,
+                 missing: bool = False) -> Diagnostic:
+    import numpy as np  # noqa: PLC0415
 
-        split = self.split(insn, "count")
-        everyone = np.ones(self.space.n, bool)
-        if split is None:
-            return everyone, None
-        if split.skipping is None or not self._only_culprit(insn, split):
-            return None, split
-        return ~split.skipping, split
-
-    def _only_culprit(self, insn: Instruction, split: Split) -> bool:
-        b = self.cfg.block_of(insn)
-        others = [d for d in control_closure(self.cfg, b)
-                  if self.facts.branch_is_divergent(d)
-                  and self.cfg.blocks[d].terminator is not split.where]
-        return not others and (split.where is insn or insn.guard is None)
-
-    def _warp_report(self, rule: Rule, insn: Instruction, mask: int, lanes: np.ndarray | None,
-                     split: Split | None, missing: bool = False) -> Diagnostic:
-        import numpy as np  # noqa: PLC0415
-
-        text = f"`{_text(insn)}`"
-        sure = lanes is not None and self.space.exact
-        if lanes is None:
-            message = f"{text} may be skipped by lanes of its mask"
-            label = "lanes of one warp may take different ways before it"
+    text = f"`{_text(insn)}`"
+    sure = lanes is not None and splits.space.exact
+    if lanes is None:
+        message = f"{text} may be skipped by lanes of its mask"
+        label = "lanes of one warp may take different ways before it"
+    else:
+        idx = np.flatnonzero(lanes)
+        w = int(splits.space.index("warp")[idx[0]])
+        these = [int(t) % 32 for t in idx if int(t) // 32 == w]
+        where = f" of warp {w}" if w else ""
+        if missing:
+            message = f"lanes of the member mask never reach {text}"
+            label = f"lanes {lane_text(these)}{where} are in the mask but skip it"
         else:
-            idx = np.flatnonzero(lanes)
-            w = int(self.space.index("warp")[idx[0]])
-            these = [int(t) % 32 for t in idx if int(t) // 32 == w]
-            where = f" of warp {w}" if w else ""
-            if missing:
-                message = f"lanes of the member mask never reach {text}"
-                label = f"lanes {lane_text(these)}{where} are in the mask but skip it"
-            else:
-                message = f"{text} is executed by lanes outside its member mask"
-                label = f"lanes {lane_text(these)}{where} execute it but are not in 0x{mask:08x}"
-        notes = ["`bar.warp.sync` waits for every lane of its mask, and is undefined for a "
-                 "lane that is not in it"]
-        if split is not None:
-            source, chain = self.origin(split.reg, split.where)
-            notes.insert(0, f"the branch at line {_line(split.where)} depends on {chain}")
-        return rule.diagnostic(
-            self.rc, insn, message, certainty=Certainty.DEFINITE if sure else Certainty.POSSIBLE,
-            label=label, notes=notes, help=_HELP["warp"],
-            details={"barrier": insn.full_opcode, "mask": f"0x{mask:08x}",
-                     "branch": _line(split.where) if split is not None else None})
-
-
-class _IdSet(set):
-    """A set of instructions by identity."""
-
-    def __init__(self, items=()):
-        super().__init__(id(x) for x in items)
-
-    def __contains__(self, item) -> bool:
-        return super().__contains__(id(item))
+            message = f"{text} is executed by lanes outside its member mask"
+            label = f"lanes {lane_text(these)}{where} execute it but are not in 0x{mask:08x}"
+    notes = ["`bar.warp.sync` waits for every lane of its mask, and is undefined for a "
+             "lane that is not in it"]
+    if split is not None:
+        source, chain = splits.origin(split.reg, split.where)
+        notes.insert(0, f"the branch at line {_line(split.where)} depends on {chain}")
+    return rule.diagnostic(
+        rc, insn, message, certainty=Certainty.DEFINITE if sure else Certainty.POSSIBLE,
+        label=label, notes=notes, help=_HELP["warp"],
+        details={"barrier": insn.full_opcode, "mask": f"0x{mask:08x}",
+                 "branch": _line(split.where) if split is not None else None})
 
 
 _HELP = {
@@ -569,31 +221,8 @@ _HELP = {
 }
 
 
-def _branch_register(term: Instruction | None) -> Register | None:
-    if term is None:
-        return None
-    if term.guard is not None:
-        return term.guard.register
-    index = term.operands[0] if term.operands else None
-    return index if isinstance(index, Register) else None
-
-
 def _text(insn: Instruction) -> str:
     return str(insn).rstrip(";")
-
-
-def _same_id(a: Instruction, b: Instruction) -> bool | None:
-    """Whether two barriers use the same barrier number (None: not known)."""
-    ids = [x.barrier_id if isinstance(x, CtaBarrier) else None for x in (a, b)]
-    if not all(isinstance(i, Immediate) for i in ids):
-        return None
-    return ids[0].value == ids[1].value  # type: ignore[union-attr]
-
-
-def _source_line(insn: Instruction) -> tuple | None:
-    """The CUDA line an instruction comes from (file, line), when `.loc` says."""
-    loc = insn.loc
-    return (loc.file, loc.line) if loc is not None else None
 
 
 def _line(insn: Instruction) -> int | None:

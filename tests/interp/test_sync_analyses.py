@@ -10,6 +10,7 @@ from ptxlint.analysis import analyze
 from ptxlint.domains.strided import StridedInterval as SI
 from ptxlint.interp.barrier_intervals import Intervals, control_closure, separator
 from ptxlint.interp.block_uniform import block_variance
+from ptxlint.interp.induction import loop_trips
 from ptxlint.interp.thread_eval import Evaluator, ThreadSpace, Unevaluable
 from ptxlint.interp.thread_exprs import Node, const, expr_builder
 from ptxlint.interp.thread_pairs import Evaluated, Side, evaluate, first_overlap
@@ -231,5 +232,5 @@ L:
     add.u32 %r2, %r2, -4;
     setp.ne.u32 %p1, %r2, 0;
     @%p1 bra L;""", "block=32")
-    builder = expr_builder(facts)
-    assert builder.loop_trips(facts.cfg.block_of(insn_at(facts, "add.u32 %r1"))) == 8
+    block = facts.cfg.block_of(insn_at(facts, "add.u32 %r1"))
+    assert loop_trips(expr_builder(facts), block) == 8

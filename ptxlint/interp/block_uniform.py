@@ -67,6 +67,7 @@ class BlockVariance:
         self.kernel_params = frozenset(p.name for p in facts.function.params)
         self.divergent: set[int] = set()  # block-varying branches
         self.index: dict[str, int] = {}  # register key -> bit
+        self._masks: dict[str, int] = {}  # register key -> 1 << bit
         self.entry_sets: list[int | None] = [None] * len(self.cfg.blocks)
         self._plans: dict[int, tuple] = {}
         self._merge_bits: dict[int, list[tuple[int, int]]] = {}
@@ -75,12 +76,13 @@ class BlockVariance:
 
     def bits(self, keys) -> int:
         out = 0
-        index = self.index
+        masks = self._masks
         for k in keys:
-            i = index.get(k)
-            if i is None:
-                i = index[k] = len(index)
-            out |= 1 << i
+            m = masks.get(k)
+            if m is None:
+                m = masks[k] = 1 << len(self.index)
+                self.index[k] = len(self.index)
+            out |= m
         return out
 
     # ---- the fixpoint ------------------------------------------------------------------------

@@ -40,14 +40,15 @@ def trip_range(builder: ExprBuilder, reg: Register, step: Instruction, inits: li
             for d in inits):
         trips = loop_trips(builder, sb)
         if trips is not None:  # n complete trips, and `step` perhaps in the one after
-            bounds.append(trips + 1)
+            bounds.append(trips if _before_step(builder, at, step, inner) else trips + 1)
     return SI.range(0, max(0, min(bounds))) if bounds else None
 
 
 def loop_trips(builder: ExprBuilder, block: int) -> int | None:
-    """How many trips of the innermost loop around `block` may complete: a counter
-    `r = r + C` run once per complete trip (its block dominates every latch) takes a new
-    value each time, all in the range the facts give it there."""
+    """How many times the innermost loop around `block` may take a back edge (so complete
+    a trip) per entry: a counter `r = r + C` incremented once per trip (its block
+    dominates every latch, nothing redefines it in the loop) holds a new value on each
+    back edge, all in the range the refined facts give it on the back edges."""
     loops = [lp for lp in builder.cfg.natural_loops().values() if block in lp.body]
     if not loops:
         return None
@@ -68,11 +69,29 @@ def _loop_trips(builder: ExprBuilder, loop) -> int | None:
                 if c is None or any(d is not insn and builder.cfg.block_of(d) in loop.body
                                     for d in builder.defs.get(reg.key, [])):
                     continue
-                v = _si(builder.state(insn), reg.key)
+                v = _on_back_edges(builder, loop, reg.key)
                 if v is not None and v.lo is not None and v.hi is not None:
                     n = (v.hi - v.lo) // abs(c) + 1
                     best = n if best is None else min(best, n)
     return best
+
+
+def _on_back_edges(builder: ExprBuilder, loop, key: str) -> SI | None:
+    """The values register `key` may hold on the loop's back edges (the edge states the
+    fixpoint refined by the latches' branch conditions); bottom when none is taken."""
+    interp = builder.facts._interp  # noqa: SLF001 -- the refined edge states
+    out = SI.bottom()
+    for latch in loop.latches:
+        state = interp.out_states[latch]
+        if state is None:
+            continue
+        for succ, edge in interp.edges(latch, state):
+            if succ == loop.head:
+                v = _si(edge, key)
+                if v is None:
+                    return None
+                out = out.join(v)
+    return out
 
 
 def self_increment(insn: Instruction, reg: Register) -> int | None:
@@ -90,6 +109,17 @@ def self_increment(insn: Instruction, reg: Register) -> int | None:
             and isinstance(a, Immediate) and not a.is_float:
         return int(a.value)
     return None
+
+
+def _before_step(builder: ExprBuilder, at: Instruction, step: Instruction, loop) -> bool:
+    """`at` runs before `step` in every trip of `loop`: the increments done when a thread
+    is at `at` are those of the trips it completed."""
+    (ba, i), (bs, j) = builder.cfg.position(at), builder.cfg.position(step)
+    if ba not in loop.body:
+        return False
+    if ba == bs:
+        return i < j
+    return bs != loop.head and builder.cfg.dominates(ba, bs)
 
 
 def _initial_range(builder: ExprBuilder, reg: Register, inits: list[Instruction]) -> SI | None:

@@ -17,6 +17,7 @@ per-warp rows of a Mersenne Twister state never meet, whatever the leaves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from math import gcd
 
 import numpy as np
@@ -52,7 +53,7 @@ class Side:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Evaluated:
     """Who touches what at one access: parallel arrays of row, thread and first byte;
     the value of each enumerated leaf in each row; the symbols the addresses still
@@ -70,7 +71,7 @@ class Evaluated:
     def enumerated(self) -> bool:
         return bool(self.values)
 
-    @property
+    @cached_property
     def span(self) -> tuple[int, int] | None:
         """[lo, hi) of every byte any thread touches (None: symbols remain)."""
         if self.hull is None:

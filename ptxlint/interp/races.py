@@ -78,15 +78,30 @@ class RaceFinder:
         self._unstable: dict[tuple, list[int]] = {}
         self._deciding_blocks: dict[int, list[tuple[Register, bool]]] = {}
         self._bases: dict[tuple, Evaluated | None] = {}
-
         self.unchecked: set[int] = set()
+        # the reason the unchecked accesses are not checked (for the note)
+        self.why = "whose addresses the analysis cannot relate"
+        self.rows_only = not self.space.exact and self._multi_dimensional()
+        if self.rows_only:
+            self.why = ("of a kernel indexed by `%tid.y` or `%tid.z`: the block shape is not "
+                        "known")
+
+    def _multi_dimensional(self) -> bool:
+        """The kernel reads `%tid.y`/`%tid.z` and the launch does not pin them: with the
+        block shape unknown, one row of threads is no model of it."""
+        entry = self.facts.in_states[self.cfg.entry]
+        for name in ("%tid.y", "%tid.z"):
+            v = entry.regs.get(name) if entry is not None else None
+            if v is not None and v.singleton() is None:
+                return True
+        return False
 
     def races(self) -> list[Race]:
         """One race per written statement (`_group`), in order: the definite one if any,
         else the one where most threads meet another."""
         groups: dict[tuple, Race] = {}
         for n, (i, j, same_warp) in enumerate(self.pairs()):
-            if n >= MAX_PAIRS:
+            if n >= MAX_PAIRS or self.rows_only:
                 self.unchecked.update((i, j))
                 continue
             found = self.decide(i, j, same_warp)

@@ -171,8 +171,7 @@ def _note(rule: Rule, rc: RuleContext, finder: RaceFinder) -> Diagnostic:
     shown = ", ".join(map(str, lines[:8])) + (", ..." if len(lines) > 8 else "")
     d = rule.diagnostic(
         rc, finder.accs[min(finder.unchecked)].insn,
-        f"races not checked for {len(finder.unchecked)} shared-memory accesses whose "
-        "addresses the analysis cannot relate",
+        f"races not checked for {len(finder.unchecked)} shared-memory accesses {finder.why}",
         certainty=Certainty.POSSIBLE, notes=[f"lines {shown}"],
         help="give the launch configuration (block shape, scalar parameters) so the "
              "analysis can follow the index arithmetic",

@@ -244,6 +244,21 @@ def test_unknown_block_shape_is_possible_and_says_so():
     assert any("block shape unknown" in n for n in d.notes)
 
 
+def test_two_dimensional_kernel_needs_the_block_shape():
+    body = """    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %tid.y;
+    mad.lo.u32 %r3, %r2, 32, %r1;
+    shl.b32 %r4, %r3, 2;
+    mov.u32 %r5, tile;
+    add.u32 %r6, %r5, %r4;
+    st.shared.u32 [%r6], %r1;
+    ld.shared.u32 %r7, [%r6+4];"""
+    [(_, d)] = lint(body, None, notes=True)
+    assert d.severity is Severity.NOTE and "`%tid.y`" in d.message
+    [(_, d)] = lint(body, "block=32,8")
+    assert d.certainty is Certainty.DEFINITE and d.details["threads"] == [32, 31]
+
+
 def test_data_dependent_address_gets_the_unchecked_note():
     body = """    mov.u32 %r1, %tid.x;
     ld.shared.u32 %r2, [tile];

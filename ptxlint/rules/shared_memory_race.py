@@ -43,12 +43,15 @@ class SharedMemoryRace(Rule, id="shared-memory-race", severity=Severity.ERROR):
     of a warp, only a CTA barrier two threads of different warps.
 
     The finding names both instructions (the second with a secondary label), two
-    threads and the bytes. It is definite when the block shape is known, the addresses
-    are functions of the thread index alone, the two threads certainly execute them and
-    nothing separates them; otherwise possible. Without a block shape the threads are
-    taken as one row (`tid.y = tid.z = 0`) of as many threads as the bounds allow.
-    Addresses the analysis cannot follow (an index loaded from memory) are not checked;
-    a note counts them.
+    threads and the bytes, one finding per written statement. It is always an error: it
+    is reported only with two concrete threads and bytes. It is definite when the block
+    shape is known, the addresses are functions of the thread index alone, the two
+    threads certainly execute them and nothing separates them; otherwise possible (a
+    loop counter's value, a condition the analysis cannot evaluate per thread). Without a
+    block shape a kernel indexed by `%tid.x` alone is taken as one row of as many threads
+    as the bounds allow; one indexed by `%tid.y`/`%tid.z` is not checked. Addresses the
+    analysis cannot follow (an index loaded from memory) or relate (they differ by an
+    unknown value) are not checked either; a note counts them.
 
     ## Why is this bad?
     Without a barrier the order of the two accesses is up to the scheduler: a read may

@@ -224,6 +224,43 @@ def test_race_around_the_loop_back_edge():
     assert lint(BACK_EDGE.format(sync="bar.sync 0;"), None) == []
 
 
+TILES = """    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %tid.y;
+    shl.b32 %r3, %r2, 6;
+    shl.b32 %r4, %r1, 2;
+    mov.u32 %r5, tile;
+    add.u32 %r6, %r5, %r3;
+    add.u32 %r7, %r6, %r4;
+    ld.param.u32 %r10, [n];
+    mov.u32 %r11, 0;
+OUTER:
+    st.shared.f32 [%r7], %f1;
+    bar.sync 0;
+    mov.u32 %r12, 0;
+INNER:
+    shl.b32 %r13, %r12, 2;
+    add.u32 %r14, %r6, %r13;
+    ld.shared.f32 %f2, [%r14];
+    add.f32 %f1, %f1, %f2;
+    add.u32 %r12, %r12, 1;
+    setp.lt.u32 %p2, %r12, 16;
+    @%p2 bra INNER;
+    {sync}
+    add.u32 %r11, %r11, 1;
+    setp.lt.u32 %p1, %r11, %r10;
+    @%p1 bra OUTER;"""
+
+
+def test_nested_loops_over_tiles():
+    """A 16x16 tile loaded in an outer loop and read along its rows in an inner one:
+    without the barrier after the inner loop, the next tile's store meets this tile's
+    reads by the other threads of the row."""
+    assert lint(TILES.format(sync="bar.sync 0;"), "block=16,16") == []
+    [(line, d)] = lint(TILES.format(sync=""), "block=16,16")
+    assert line == 11 and d.details["other_line"] == 17 + SHIFT
+    assert d.details["kinds"] == "write-read"
+
+
 def test_block_uniform_arms_never_run_side_by_side():
     body = ADDR + """    mov.u32 %r5, %ctaid.x;
     setp.ne.u32 %p1, %r5, 0;

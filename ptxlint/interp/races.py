@@ -13,10 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..domains.lattice import Tri
 from ..ir.instruction import Instruction
-from ..ir.instructions.atomic import Atom, Red
-from ..ir.instructions.memory import Ld, St
 from ..ir.module import Module
 from ..ir.operands import Register
 from .barrier_intervals import Intervals, control_closure, separator
@@ -29,7 +26,6 @@ from .thread_pairs import Evaluated, Hit, Side, evaluate, first_overlap, hulls_m
 STRONG = frozenset({"relaxed", "acquire", "release", "acq_rel", "sc"})
 MAX_PAIRS = 4000  # pairs decided thread by thread per kernel; the rest are "unchecked"
 NEAREST = 6  # branches around an access whose conditions select its threads
-ACCESS_CLASSES = (Ld, St, Atom, Red)
 
 
 def is_write(acc: Access) -> bool:
@@ -319,4 +315,4 @@ def _line(insn: Instruction) -> int | None:
     return insn.span.line if insn.span is not None else None
 
 
-__all__ = ["RaceFinder", "Race", "ACCESS_CLASSES", "is_write", "is_atomic", "object_of"]
+__all__ = ["RaceFinder", "Race", "is_write", "is_atomic", "object_of"]

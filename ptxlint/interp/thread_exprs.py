@@ -28,7 +28,7 @@ from functools import cached_property
 
 from ..domains.strided import StridedInterval as SI
 from ..ir.instruction import Instruction
-from ..ir.instructions.compare import Selp, Setp
+from ..ir.instructions.compare import Setp
 from ..ir.instructions.convert import Cvt
 from ..ir.instructions.memory import Cvta
 from ..ir.operands import (Address, Expression, Immediate, Negated, PredicatePair,

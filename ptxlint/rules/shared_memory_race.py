@@ -170,12 +170,15 @@ def _same_warp(r: Race) -> bool:
 
 
 def _note(rule: Rule, rc: RuleContext, finder: RaceFinder) -> Diagnostic:
-    lines = sorted({_line(finder.accs[k].insn) or 0 for k in finder.unchecked})
-    shown = ", ".join(map(str, lines[:8])) + (", ..." if len(lines) > 8 else "")
+    shown = sorted(finder.unchecked, key=lambda k: _line(finder.accs[k].insn) or 0)
+    notes = [f"line {_line(finder.accs[k].insn)}: address = "
+             f"{address_text(finder.accs[k].address)}" for k in shown[:5]]
+    if len(shown) > 5:
+        notes.append(f"and {len(shown) - 5} more")
     d = rule.diagnostic(
         rc, finder.accs[min(finder.unchecked)].insn,
         f"races not checked for {len(finder.unchecked)} shared-memory accesses {finder.why}",
-        certainty=Certainty.POSSIBLE, notes=[f"lines {shown}"],
+        certainty=Certainty.POSSIBLE, notes=notes,
         help="give the launch configuration (block shape, scalar parameters) so the "
              "analysis can follow the index arithmetic",
         details={"unchecked": len(finder.unchecked)})

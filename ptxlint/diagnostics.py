@@ -34,6 +34,19 @@ class CudaLocation:
     column: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Related:
+    """A secondary location in the same file: the other instruction of a pair (the
+    other access of a race), with what happens there."""
+
+    span: Span
+    label: str
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     rule: str
@@ -48,6 +61,7 @@ class Diagnostic:
     help: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     cuda: CudaLocation | None = None
+    related: tuple[Related, ...] = ()
 
     @property
     def line(self) -> int:

@@ -9,8 +9,9 @@ the context re-analyses every entry; a change inside one entry re-analyses that 
 Cached positions are kept as (segment, offset inside it): the file is cut into
 alternating context and entry segments, and an unchanged segment holds the same text
 at a new place, so a finding in a callee or in an unchanged kernel moves with its text
-when an edit above it adds lines. Messages, labels, notes and help that cite a line
-("exit branch at line 41") are renumbered the same way. Results equal `lint_text()` on
+when an edit above it adds lines, and so do secondary locations (`related`). Messages,
+labels, notes and help that cite a line ("exit branch at line 41") are renumbered the
+same way. Results equal `lint_text()` on
 the new text, except for line numbers inside `details`, which keep the old ones.
 """
 from __future__ import annotations
@@ -152,7 +153,9 @@ def _encode(found: list[Diagnostic], segments, own: int) -> list[_Cached] | None
             out.append(_Cached(d, None, None))
             continue
         start, end = _locate(d.span.start, segments), _locate(d.span.end, segments, end=True)
-        for pos in (start, end):
+        related = [_locate(r.span.start, segments) for r in d.related] + \
+            [_locate(r.span.end, segments, end=True) for r in d.related]
+        for pos in (start, end, *related):
             if segments[pos.segment][2] is not None and pos.segment != own:
                 return None
         out.append(_Cached(d, start, end))
@@ -191,6 +194,11 @@ def _decode(c: _Cached, old: _Result, segments, source: SourceFile) -> Diagnosti
     notes = tuple(renumber(n) for n in d.notes)
     if notes != d.notes:
         changes["notes"] = notes
+    if d.related:  # secondary spans move with the entry too (`_encode` kept them in it)
+        changes["related"] = tuple(
+            replace(r, span=Span(*source.span(*(segments[p.segment][0] + p.offset for p in (
+                _locate(r.span.start, old.segments), _locate(r.span.end, old.segments, True))))),
+                label=renumber(r.label) or r.label) for r in d.related)
     return replace(d, **changes) if changes else d
 
 

@@ -127,6 +127,16 @@ def to_lsp(d: Diagnostic, source: SourceFile, encoding: str = "utf-16"):
 
 
 def _related(d: Diagnostic, ptx_path: str):
+    here = Path(ptx_path).resolve()
+    out = [lsp.DiagnosticRelatedInformation(
+        location=lsp.Location(uri=here.as_uri(), range=lsp.Range(
+            start=lsp.Position(line=r.span.line - 1, character=max(r.span.col - 1, 0)),
+            end=lsp.Position(line=r.span.end_line - 1, character=max(r.span.end_col - 1, 0)))),
+        message=r.label) for r in d.related]
+    return out + _cuda_related(d, ptx_path)
+
+
+def _cuda_related(d: Diagnostic, ptx_path: str):
     if d.cuda is None or d.cuda.line < 1:
         return []
     from .cli.run import cuda_path  # noqa: PLC0415

@@ -71,3 +71,43 @@ def test_parse_errors_then_recovery():
     got = check_same(linter, broken)
     assert [d.rule for d in got] == ["parse-error"]
     check_same(linter, text)
+
+
+RACE = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry first()
+{
+	ret;
+}
+.visible .entry second()
+{
+	.reg .b32 %r<6>;
+	.shared .align 4 .b8 s[1024];
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 2;
+	mov.u32 %r3, s;
+	add.u32 %r4, %r3, %r2;
+	st.shared.u32 [%r4], %r1;
+	ld.shared.u32 %r5, [%r4+4];
+	ret;
+}
+"""
+
+
+def test_secondary_locations_move_with_their_kernel():
+    """A shared-memory race's other access (`related`) shifts like the finding when an
+    edit above its kernel adds a line, and is not re-analysed."""
+    from ptxlint.launch import LaunchConfig
+
+    options = LintOptions(launch=LaunchConfig.parse("block=64"))
+    linter = IncrementalLinter("race.ptx")
+    linter.lint(RACE, options)
+    edited = edit_after_brace(RACE, 0, "\t// one more line above the racing kernel")
+    got = [d for d in linter.lint(edited, options) if d.rule == "shared-memory-race"]
+    assert linter.analysed == ["first"]
+    want = [d for d in lint_text(edited, "race.ptx", options).diagnostics
+            if d.rule == "shared-memory-race"]
+    assert [(d.span, d.related, d.message) for d in got] == \
+        [(d.span, d.related, d.message) for d in want]
+    assert got[0].related[0].line == 18

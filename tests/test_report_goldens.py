@@ -11,7 +11,7 @@ from rich.console import Console
 
 from ptxlint import __version__
 from ptxlint.cli import main
-from ptxlint.diagnostics import Certainty, CudaLocation, Diagnostic, Severity
+from ptxlint.diagnostics import Certainty, CudaLocation, Diagnostic, Related, Severity
 from ptxlint.report import RuleInfo, gcc, sarif, text
 from ptxlint.report import json as json_report
 from ptxlint.source import SourceFile, Span
@@ -62,6 +62,13 @@ FIXTURE = [
                       "%tid.x in 0..1023 (no launch configuration given)",
                       "`tile` is declared at line 8"),
                details={"space": "shared", "object": "tile", "overflow": [4096, 8191]}),
+    Diagnostic("shared-memory-race", Severity.ERROR,
+               "shared-memory race on `tile`: a write here and a read at line 11 with no "
+               "barrier between", PTX_PATH, span(12, 9, 30), kernel="transpose",
+               label="thread 0 writes bytes 4096-4099 of `tile`",
+               related=(Related(span(11, 2, 25), "thread 32 reads them here"),),
+               help="put `bar.sync 0` (`__syncthreads()`) between the two accesses",
+               details={"object": "tile", "threads": [0, 32]}),
     Diagnostic("uniform-branch", Severity.NOTE, "this guard is the same in every lane",
                PTX_PATH, span(10, 2, 10), kernel="transpose", certainty=Certainty.POSSIBLE,
                help="use `bra.uni`", cuda=CudaLocation("/nowhere/missing.cu", 3, 0)),

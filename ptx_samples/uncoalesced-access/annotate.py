@@ -9,8 +9,9 @@ launch line), then the CUDA source itself as comments. Each line of SOURCE.cu of
 
     // ptx-expect: REGEX => RULE key=value ...
 
-appends `// expect: RULE key=value ...` to every PTX instruction line REGEX matches; a
-pattern that matches nothing is an error (the compiler changed the code: review it).
+appends `// expect: RULE key=value ...` to every PTX instruction line REGEX matches
+(`// ptx-expect[N]: ...`: only to the N-th, counting from 1); a pattern that matches
+nothing is an error (the compiler changed the code: review it).
 `--no-expect` writes no expectations (a clean twin built from the same source);
 `--expect` (repeatable) replaces the source's `ptx-expect` lines (another launch of the
 same source expects other details).
@@ -22,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-_RULE = re.compile(r"//\s*ptx-expect:\s*(.+?)\s*=>\s*(.+?)\s*$")
+_RULE = re.compile(r"//\s*ptx-expect(?:\[(\d+)\])?:\s*(.+?)\s*=>\s*(.+?)\s*$")
 _HEADER = re.compile(r"//\s*ptxlint:\s*(\w+)")
 
 
@@ -34,7 +35,8 @@ def annotate(source: Path, ptx: Path, launch: str | None, expect: bool,
         header = [h for h in header if _HEADER.match(h).group(1) != "launch"]
         header.insert(0, f"// ptxlint: launch {launch}")
     lines = cu if not override else [f"// ptx-expect: {o}" for o in override]
-    rules = [(re.compile(m.group(1)), m.group(2)) for m in map(_RULE.match, lines) if m]
+    rules = [(re.compile(m.group(2)), m.group(3), int(m.group(1) or 0))
+             for m in map(_RULE.match, lines) if m]
     quoted = [line for line in cu if not _HEADER.match(line.strip()) and not _RULE.match(line)]
     out = header + [f"// CUDA ({source.name}, compiled by build.sh):"]
     out += [f"//   {line}".rstrip() for line in quoted] + [""]
@@ -42,12 +44,14 @@ def annotate(source: Path, ptx: Path, launch: str | None, expect: bool,
     for line in ptx.read_text().splitlines():
         code = line.split("//", 1)[0]
         notes = []
-        for i, (pattern, text) in enumerate(rules):
+        for i, (pattern, text, nth) in enumerate(rules):
             if expect and code.strip() and pattern.search(code):
                 hits[i] += 1
-                notes.append(text)
+                if not nth or hits[i] == nth:
+                    notes.append(text)
         out.append(f"{line}\t// expect: {', '.join(notes)}" if notes else line)
-    missing = [rules[i][0].pattern for i, n in enumerate(hits) if expect and n == 0]
+    missing = [rules[i][0].pattern for i, n in enumerate(hits)
+               if expect and n < max(1, rules[i][2])]
     if missing:
         sys.exit(f"annotate: {source.name}: no PTX line matches {missing}")
     ptx.write_text("\n".join(out) + "\n")

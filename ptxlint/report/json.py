@@ -21,6 +21,8 @@ def diagnostic(d: Diagnostic) -> dict[str, Any]:
     out["label"] = d.label
     out["notes"] = list(d.notes)
     out["help"] = d.help
+    out["related"] = [{"line": r.span.line, "column": r.span.col, "end_line": r.span.end_line,
+                       "end_column": r.span.end_col, "label": r.label} for r in d.related]
     return out
 
 

@@ -94,6 +94,16 @@ def _result(d: Diagnostic, rule_index: int, root: str | None) -> dict[str, Any]:
             "physicalLocation": {"artifactLocation": _artifact(d.cuda.file, root),
                                  "region": region},
             "message": {"text": "CUDA source of this line"}}]
+    for r in d.related:
+        related = out.setdefault("relatedLocations", [])
+        related.append({
+            "id": len(related) + 1,
+            "physicalLocation": {"artifactLocation": _artifact(d.file, root),
+                                 "region": {"startLine": r.span.line,
+                                            "startColumn": max(1, r.span.col),
+                                            "endLine": max(r.span.line, r.span.end_line),
+                                            "endColumn": max(1, r.span.col, r.span.end_col)}},
+            "message": {"text": r.label}})
     props: dict[str, Any] = {"certainty": str(d.certainty), "kernel": d.kernel,
                              "details": jsonable(d.details)}
     if d.label:

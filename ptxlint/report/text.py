@@ -122,18 +122,23 @@ def diagnostic_lines(d: Diagnostic, sources: _Sources) -> list[Line]:
         if text is None and isinstance(excerpt, str):
             text = excerpt
     cuda_text = _cuda_text(d, sources)
-    numbers = [d.line] + ([d.cuda.line] if cuda_text is not None and d.cuda else [])
+    numbers = [d.line] + ([d.cuda.line] if cuda_text is not None and d.cuda else []) \
+        + [r.line for r in d.related]
     width = max(len(str(n)) for n in numbers)
     where = f"{d.file}:{d.line}:{d.column}" if d.span is not None else d.file
     out: list[Line] = [[(f"{d.severity}[{d.rule}]", style), (f": {d.message}", "bold")],
                        [(" " * max(width, 2) + "--> ", GUTTER), (where, "")]]
     if text is not None:
         context = sources.line(d.file, d.line - 1) if d.line > 1 else None
+        above = [r for r in d.related if r.line == d.line - 1]
         out.append(_gutter(width))
-        if context is not None and context.strip():
+        if context is not None and (context.strip() or above):
             out.append(_numbered(width, d.line - 1, context))
+            out += [_gutter(width) + [(" ", "")] + _related_marks(r, context, style)
+                    for r in above]
         out.append(_numbered(width, d.line, text))
         out.append(_gutter(width) + [(" ", "")] + _underline(text, d, "^", style, d.label))
+        out += _related_lines(d, sources, width, style)
     if d.cuda is not None and d.cuda.line >= 1:
         out += _cuda_lines(d, width, cuda_text)
     notes = [("note", n) for n in d.notes] + ([("help", d.help)] if d.help else [])
@@ -146,6 +151,25 @@ def diagnostic_lines(d: Diagnostic, sources: _Sources) -> list[Line]:
         indent = pad + " " * (len(kind) + 4)
         out.extend([[(indent + more, "")] for more in rest])
     return out
+
+
+def _related_lines(d: Diagnostic, sources: _Sources, width: int, style: str) -> list[Line]:
+    """Each secondary location under the primary one, marked with `-`, as rustc does."""
+    out: list[Line] = []
+    for r in d.related:
+        text = sources.line(d.file, r.line)
+        if text is None or r.line == d.line - 1:  # shown with the line above
+            continue
+        out.append(_gutter(width) + [(" ...", GUTTER)] if abs(r.line - d.line) > 1
+                   else _gutter(width))
+        out.append(_numbered(width, r.line, text))
+        out.append(_gutter(width) + [(" ", "")] + _related_marks(r, text, style))
+    return out
+
+
+def _related_marks(r, text: str, style: str) -> Line:
+    end = r.span.end_col if r.span.end_line == r.line else len(text) + 1
+    return _marks(text, r.span.col, end, "-", style, r.label)
 
 
 def _cuda_text(d: Diagnostic, sources: _Sources) -> str | None:

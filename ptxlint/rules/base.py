@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ..arch import Arch
-from ..diagnostics import Certainty, CudaLocation, Diagnostic, Severity
+from ..diagnostics import Certainty, CudaLocation, Diagnostic, Related, Severity
 from ..interp.facts import Facts
 from ..ir.instruction import Instruction
 from ..ir.module import Function, Module, Variable
@@ -96,7 +96,8 @@ class Rule:
                    severity: Severity | None = None,
                    certainty: Certainty = Certainty.DEFINITE, label: str | None = None,
                    notes: tuple[str, ...] | list[str] = (), help: str | None = None,
-                   details: dict[str, Any] | None = None) -> Diagnostic:
+                   details: dict[str, Any] | None = None,
+                   related: tuple[Related, ...] | list[Related] = ()) -> Diagnostic:
         span = where.span if isinstance(where, Instruction) else where
         cuda = None
         if isinstance(where, Instruction) and where.loc is not None:
@@ -110,7 +111,7 @@ class Rule:
                           rc.module.path, span,
                           kernel=rc.function.name, certainty=certainty, label=label,
                           notes=tuple(notes), help=help, details=dict(details or {}),
-                          cuda=cuda)
+                          cuda=cuda, related=tuple(related))
 
 
 def load_rules() -> dict[str, type[Rule]]:

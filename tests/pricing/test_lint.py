@@ -10,14 +10,18 @@ unrolled the kernel).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from pricing_kernels import prelaunch
 from pricing_kernels.build import compile_ptx
-from pricing_kernels.catalog import BLOCK, Buffer, Launch, Scalar, production_launches
+from pricing_kernels.catalog import (BLOCK, Buffer, Launch, Scalar, binomial_launch,
+                                     production_launches)
+from pricing_kernels.spec import Spec
 from ptxlint import Severity
+from ptxlint.hook import PreLaunchError
 
 ARCH = "sm_80"
 
@@ -96,8 +100,53 @@ def test_production_box_muller_exchange_has_no_conflict(compiler):
                    for d in _findings(launch, compiler))
 
 
-def test_flawed_lattice_compiles_and_awaits_a_race_rule(compiler):
-    """The missing barrier is a data race; no ptxlint rule detects races yet, so there is
-    no finding to expect. This only keeps the sample compiling."""
-    ptx = compile_ptx("flawed/lattice_no_barrier.cu", ARCH).ptx
-    assert ".entry binomial_no_barrier(" in ptx
+LATTICE = [("binomial-call", 2000), ("american-put", 100)]
+
+
+def _refused(launch: Launch, compiler) -> list:
+    """The findings of a launch the pre-launch check refuses (an error-level finding)."""
+    ptx = compile_ptx(launch.source, ARCH, launch.defines).ptx
+    with pytest.raises(PreLaunchError) as refused:
+        prelaunch.check(launch, ptx, ARCH)
+    return list(refused.value.diagnostics)
+
+
+def _lattice_launch(product: str, steps: int) -> Launch:
+    """The flawed lattice with the launch the pricer gives its production twin."""
+    spec = Spec(product, steps=steps)
+    launch = binomial_launch(spec, np.full(8, 100.0), np.linspace(80, 120, 8))
+    return replace(launch, source="flawed/lattice_no_barrier.cu", kernel="binomial_no_barrier")
+
+
+@pytest.mark.parametrize("product,steps", LATTICE, ids=[p for p, _ in LATTICE])
+def test_flawed_lattice_races_between_steps(product, steps, compiler):
+    """One finding, an error, so the pre-launch check refuses the launch: a step writes
+    `tile[step & 1][t]` while the neighbour, already on the next step, reads it as
+    `from[t + 1]`; the threads shown are in two warps, so the fix is the missing
+    `__syncthreads()`. (The lattice's out-of-bounds false positives, the production
+    twin's WRAP_GAP, are left to the test below.)"""
+    found = _loud(_refused(_lattice_launch(product, steps), compiler))
+    races = [d for d in found if d.rule == "shared-memory-race"]
+    assert Counter(d.rule for d in found if d.rule != "out-of-bounds") == \
+        {"shared-memory-race": 1}
+    [d] = races
+    assert d.details["object"] == "tile" and d.details["kinds"] == "write-read"
+    assert not d.details["same_warp"]
+    assert "__syncthreads()" in d.help and d.related
+
+
+@pytest.mark.xfail(strict=True, reason=WRAP_GAP)
+@pytest.mark.parametrize("product,steps", LATTICE, ids=[p for p, _ in LATTICE])
+def test_flawed_lattice_has_only_the_race(product, steps, compiler):
+    found = _loud(_refused(_lattice_launch(product, steps), compiler))
+    assert Counter(d.rule for d in found) == {"shared-memory-race": 1}
+
+
+def test_production_lattice_has_no_race_or_divergent_barrier(compiler):
+    """The production twin synchronises every step: nothing from the two rules the flawed
+    twin is for (its out-of-bounds false positives are the WRAP_GAP xfail above)."""
+    for product, steps in LATTICE:
+        launch = dict(production_launches())[f"{product}/{steps}"]
+        assert not [d for d in _findings(launch, compiler)
+                    if d.rule in ("shared-memory-race", "barrier-divergence")
+                    and d.severity >= Severity.WARNING]

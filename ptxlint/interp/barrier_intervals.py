@@ -1,0 +1,239 @@
+"""Barrier intervals: which instructions two threads of one block may execute at the same
+time, between the same two barriers.
+
+A *separator* is an instruction no thread passes before the others reach it: a CTA
+barrier (`bar`/`barrier` `.sync`, `.red`, and `.arrive`, which is taken as the other
+half of a producer/consumer pair), a cluster barrier, or a call to a function that
+executes one. For two threads of one warp `bar.warp.sync` (`__syncwarp`) separates too.
+Assuming every thread meets the barriers in the same order (what `barrier-divergence`
+checks), thread 1 at A and thread 2 at B are between the same two barriers when
+
+1. a path A -> B crosses no separator (thread 2 ran ahead, also around a loop's back
+   edge), or B -> A does; or
+2. A and B lie on different arms of a branch that may send threads of one block
+   different ways (`BlockVariance`), each reachable from it without a separator.
+
+Branches the whole block takes together never put A and B side by side: `if (blockIdx.x
+== 0) A else B` has no race. Sets of accesses are Python ints used as bitsets.
+"""
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from functools import cached_property
+
+from ..cfg import CFG
+from ..ir.instruction import Instruction
+from ..ir.instructions.sync import BarrierCluster, BarWarpSync, CtaBarrier
+from ..ir.module import Module
+from ..ir.operands import Symbol
+from ..ir.traits import Call
+
+
+def _callee(insn: Instruction) -> str | None:
+    callee = insn.callee if isinstance(insn, Call) else None
+    return callee.name if isinstance(callee, Symbol) else None
+
+
+_FUNCS: "weakref.WeakKeyDictionary[Module, dict]" = weakref.WeakKeyDictionary()
+
+
+def functions_with(module: Module, direct: Callable[[Instruction], bool]) -> frozenset[str]:
+    """Functions that execute an instruction matching `direct`, themselves or through
+    the functions they call (computed once per module and test)."""
+    per_module = _FUNCS.setdefault(module, {})
+    hit = per_module.get(direct)
+    if hit is None:
+        hit = per_module[direct] = _functions_with(module, direct)
+    return hit
+
+
+def _functions_with(module: Module, direct: Callable[[Instruction], bool]) -> frozenset[str]:
+    found = {f.name for f in module.functions if any(direct(i) for i in f.instructions)}
+    calls = {f.name: {_callee(i) for i in f.instructions if isinstance(i, Call)} - {None}
+             for f in module.functions}
+    changed = True
+    while changed:
+        changed = False
+        for name, callees in calls.items():
+            if name not in found and callees & found:
+                found.add(name)
+                changed = True
+    return frozenset(found)
+
+
+def is_cta_barrier(insn: Instruction) -> bool:
+    return isinstance(insn, (CtaBarrier, BarrierCluster))
+
+
+def is_warp_barrier(insn: Instruction) -> bool:
+    return isinstance(insn, BarWarpSync) or is_cta_barrier(insn)
+
+
+def separator(module: Module, warp: bool) -> Callable[[Instruction], bool]:
+    """The separator test for threads of different warps (`warp=False`) or of one warp."""
+    direct = is_warp_barrier if warp else is_cta_barrier
+    funcs = functions_with(module, direct)
+    return lambda insn: direct(insn) or _callee(insn) in funcs
+
+
+def control_closure(cfg, block: int) -> list[int]:
+    """The branch blocks deciding whether `block` runs, iterated; nearest first."""
+    frontier = cfg.post_dominance_frontier
+    seen: list[int] = []
+    todo = [b for b in sorted(frontier[block], key=lambda b: -cfg.rpo_index[b])]
+    while todo:
+        b = todo.pop(0)
+        if b in seen or len(cfg.blocks[b].succs) < 2:
+            continue
+        seen.append(b)
+        todo.extend(sorted(frontier[b] - set(seen), key=lambda b: -cfg.rpo_index[b]))
+    return seen
+
+
+def _bits(x: int):
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+class Intervals:
+    """Separator-free reachability over one CFG."""
+
+    def __init__(self, cfg: CFG, is_sep: Callable[[Instruction], bool]):
+        self.cfg = cfg
+        self.seps = [[i for i, insn in enumerate(b.instructions) if is_sep(insn)]
+                     for b in cfg.blocks]
+        self.clean = [not s for s in self.seps]
+
+    @cached_property
+    def reach_end(self) -> list[int]:
+        """Per block: the blocks whose start is reachable from its end (bitset)."""
+        cfg, clean = self.cfg, self.clean
+        out = [0] * len(cfg.blocks)
+        order = list(reversed(cfg.rpo()))
+        changed = True
+        while changed:
+            changed = False
+            for b in order:
+                acc = 0
+                for s in cfg.blocks[b].succs:
+                    acc |= 1 << s
+                    if clean[s]:
+                        acc |= out[s]
+                if acc != out[b]:
+                    out[b], changed = acc, True
+        return out
+
+    def no_separator(self, b: int, lo: int, hi: int) -> bool:
+        """No separator at an index in [lo, hi) of block b."""
+        return not any(lo <= i < hi for i in self.seps[b])
+
+    def reaches(self, x: Instruction, y: Instruction) -> bool:
+        """A path from just after `x` to `y` crosses no separator."""
+        bx, i = self.cfg.position(x)
+        by, j = self.cfg.position(y)
+        if bx == by and i < j and self.no_separator(bx, i + 1, j):
+            return True
+        if not self.no_separator(bx, i + 1, len(self.cfg.blocks[bx].instructions)):
+            return False
+        return bool(self.reach_end[bx] >> by & 1) and self.no_separator(by, 0, j)
+
+    def concurrent(self, points: Sequence[Instruction], branches: Sequence[int]) -> list[int]:
+        """Per point, the points (bitset over `points`) another thread may be at while one
+        is there (the module docstring); `branches`: the block-varying branches."""
+        cfg = self.cfg
+        where = [cfg.position(p) for p in points]
+        first, last = self._segments(where)
+        start, end = self._forward(first), self._backward(last)
+        # per block and segment between separators: the points in it
+        segment: dict[tuple[int, int], int] = {}
+        seg_of = []
+        for k, (b, i) in enumerate(where):
+            seg = sum(1 for s in self.seps[b] if s < i)
+            segment[(b, seg)] = segment.get((b, seg), 0) | 1 << k
+            seg_of.append(seg)
+        out = []
+        for k, (b, i) in enumerate(where):
+            seps = self.seps[b]
+            seg = seg_of[k]
+            after = 0 if seg < len(seps) else self._from_end(b, start)
+            before = 0 if seg > 0 else self._to_start(b, end)
+            out.append(segment[(b, seg)] | after | before)
+        self._branch_pairs(out, start, branches)
+        return out
+
+    def _segments(self, where) -> tuple[list[int], list[int]]:
+        """Per block: the points before its first separator, and after its last."""
+        first = [0] * len(self.cfg.blocks)
+        last = [0] * len(self.cfg.blocks)
+        for k, (b, i) in enumerate(where):
+            seps = self.seps[b]
+            if not seps or i < seps[0]:
+                first[b] |= 1 << k
+            if not seps or i > seps[-1]:
+                last[b] |= 1 << k
+        return first, last
+
+    def _forward(self, first: list[int]) -> list[int]:
+        """Per block: the points reachable from its start."""
+        cfg, clean = self.cfg, self.clean
+        start = list(first)
+        order = list(reversed(cfg.rpo()))
+        changed = True
+        while changed:
+            changed = False
+            for b in order:
+                if not clean[b]:
+                    continue
+                acc = start[b] | self._from_end(b, start)
+                if acc != start[b]:
+                    start[b], changed = acc, True
+        return start
+
+    def _from_end(self, b: int, start: list[int]) -> int:
+        acc = 0
+        for s in self.cfg.blocks[b].succs:
+            acc |= start[s]
+        return acc
+
+    def _backward(self, last: list[int]) -> list[int]:
+        """Per block: the points from which its end is reachable."""
+        cfg, clean = self.cfg, self.clean
+        end = list(last)
+        order = cfg.rpo()
+        changed = True
+        while changed:
+            changed = False
+            for b in order:
+                if not clean[b]:
+                    continue
+                acc = end[b] | self._to_start(b, end)
+                if acc != end[b]:
+                    end[b], changed = acc, True
+        return end
+
+    def _to_start(self, b: int, end: list[int]) -> int:
+        acc = 0
+        for p in self.cfg.blocks[b].preds:
+            acc |= end[p]
+        return acc
+
+    def _branch_pairs(self, out: list[int], start: list[int], branches: Sequence[int]) -> None:
+        """Points on different arms of a block-varying branch run side by side."""
+        for d in branches:
+            arms = [start[s] for s in self.cfg.blocks[d].succs]
+            for a, arm in enumerate(arms):
+                others = 0
+                for o, other in enumerate(arms):
+                    if o != a:
+                        others |= other
+                if not others:
+                    continue
+                for k in _bits(arm):
+                    out[k] |= others
+
+
+__all__ = ["Intervals", "separator", "functions_with", "is_cta_barrier", "is_warp_barrier",
+           "control_closure"]

@@ -10,7 +10,10 @@ or call whose lanes disagree is undefined behaviour (the analysis takes the prom
 given, the emulator splits the warp), so after a reported one (`after_ub`: reachable
 from it) contradictions of uniformity claims (lane forms, the warp costs built on them,
 later `.uni` branches the split lanes reach apart) are `excused()`, not breaches; an
-unreported one is a miss and excuses nothing. Observations whose rule is not registered yet (`no_rule`) and
+unreported one is a miss and excuses nothing. Likewise after a reported barrier that
+the run saw split (`after_barrier`), the threads meet each later barrier out of step:
+those barriers' events are the same defect, excused. Observations whose rule is not
+registered yet (`no_rule`) and
 events that no rule covers (`unmapped`) are reported, not failed.
 """
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ..emulate.program import Program
 from ..ir.build import parse_module
 from ..ir.module import Module
 from ..launch import LaunchConfig
-from .match import COVERAGE_RULES, Comparison, compare
+from .match import COVERAGE_RULES, EVENT_RULES, Comparison, compare
 from .probe import Probe, ProbeStats, Violation
 from .static import abstentions, claims, cost_bounds, lint_kernel
 
@@ -61,6 +64,9 @@ class Result:
     # lines reachable from a `.uni` branch or call the run saw diverge: undefined
     # behaviour, after which uniformity claims (lane forms, costs) need not hold
     after_ub: set[int] = field(default_factory=set)
+    # lines reachable from a reported barrier that the run saw split: the threads meet
+    # every later barrier out of step (undefined behaviour), one defect, one finding
+    after_barrier: set[int] = field(default_factory=set)
     lint_seconds: float = 0.0
     run_seconds: float = 0.0
 
@@ -89,6 +95,9 @@ class Result:
                 [Breach("gamma", v.line, str(v), v) for v in self.violations])
 
     def _excused(self, b: Breach) -> bool:
+        if b.line in self.after_barrier and b.kind == "missed" and \
+                b.subject.rule == "barrier-divergence":
+            return True  # a later barrier the split threads meet out of step
         if b.line not in self.after_ub:
             return False
         s = b.subject
@@ -100,6 +109,9 @@ class Result:
     def problems(self) -> list[str]:
         """One line per breach, naming the case."""
         return [f"{self.case.name}: {b.kind}: {b.text}" for b in self.breaches()]
+
+
+BARRIER_EVENTS = tuple(k for k, r in EVENT_RULES.items() if r == "barrier-divergence")
 
 
 @dataclass(frozen=True)
@@ -153,19 +165,27 @@ def run_case(case: Case, probe_every: int | None = None) -> Result:
                                 case.threads_per_block)
     result.violations = probe.violations
     result.probe = probe.stats
-    result.after_ub = after_divergent_uni(run.observations, program, side.facts.cfg,
-                                          result.comparison)
+    cfg = side.facts.cfg
+    result.after_ub = after_reported(run.observations, program, cfg, result.comparison,
+                                     "divergent-bra-uni", ("divergent-uniform",))
+    result.after_barrier = after_reported(run.observations, program, cfg, result.comparison,
+                                          "barrier-divergence", BARRIER_EVENTS)
     return result
 
 
-def after_divergent_uni(obs, program, cfg, comparison: Comparison) -> set[int]:
-    """Lines of the kernel reachable from the block of a `.uni` branch or call whose
-    lanes the run saw disagree and that the lint reported (the branch's own block only
-    around a loop). An unreported one is a miss, and excuses nothing."""
+def after_reported(obs, program, cfg, comparison: Comparison, rule: str,
+                   kinds: tuple[str, ...]) -> set[int]:
+    """Lines of the kernel reachable from the block of an instruction where the run saw
+    an event of `kinds` (undefined behaviour: a `.uni` branch whose lanes disagree, a
+    barrier the threads reach out of step) that a confirmed `rule` finding reported (the
+    instruction's own block only around a loop). An unreported one is a miss, and
+    excuses nothing."""
     blocks = set()
-    reported = {site.line for (rule, site), ok in comparison.findings.items()
-                if rule == "divergent-bra-uni" and ok}
-    for ev in obs.of_kind("divergent-uniform"):
+    reported = {site.line for (r, site), ok in comparison.findings.items()
+                if r == rule and ok}
+    reported |= {copy.line for (r, copy), (_, site) in comparison.copies.items()
+                 if r == rule and comparison.findings.get((r, site))}
+    for ev in (e for kind in kinds for e in obs.of_kind(kind)):
         insn = program.instructions[ev.pc] if ev.pc is not None else None
         if ev.line not in reported:
             continue
@@ -181,4 +201,4 @@ def after_divergent_uni(obs, program, cfg, comparison: Comparison) -> set[int]:
     return {i.span.line for b in blocks for i in cfg.blocks[b].instructions if i.span}
 
 
-__all__ = ["Case", "Result", "Breach", "run_case"]
+__all__ = ["Case", "Result", "Breach", "run_case", "after_reported"]

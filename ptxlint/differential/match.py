@@ -76,8 +76,15 @@ class Comparison:
     unmapped: Counter = field(default_factory=Counter)  # event kinds no rule covers
     over_bound: list[Observation] = field(default_factory=list)  # cost above the claim
     unreachable: list[Site] = field(default_factory=list)  # executed, "unreachable"
+    copies: dict[tuple[str, Site], tuple[str, Site]] = field(default_factory=dict)
     executed: int = 0  # kernel instructions the run executed (each checked reachable)
     bounds_checked: int = 0  # observed accesses compared with a static worst case
+
+
+# Rules whose related locations are part of the reported defect (a barrier's unrolled
+# copies, the barrier where the threads that skip it wait): a defect observed there is
+# covered by the finding.
+COVERS_RELATED = frozenset({"barrier-divergence"})
 
 
 def site_of(insn) -> Site:
@@ -109,6 +116,9 @@ def compare(diagnostics: list[Diagnostic], obs: Observations, program,
     for d in diagnostics:
         if is_finding(d):
             out.findings[(d.rule, _key(d))] = False
+            if d.rule in COVERS_RELATED:
+                for r in d.related:
+                    out.copies[(d.rule, Site(r.span.line, r.span.col, ""))] = (d.rule, _key(d))
             if d.severity < Severity.WARNING:
                 out.notes.add((d.rule, _key(d)))
     sites = {}
@@ -133,6 +143,7 @@ def _flag(out: Comparison, rule: str, site: Site, kind: str, detail: str,
     """A dynamic defect for `rule` at `site`: confirm the finding, or record the miss."""
     out.observed[rule] += 1
     key = (rule, Site(site.line, site.column, ""))
+    key = out.copies.get(key, key)
     ob = Observation(rule, kind, site, detail, dict(data or {}))
     if key in out.findings:
         out.findings[key] = True

@@ -2,9 +2,11 @@
 cluster is one block here).
 
 Threads that reach a waiting barrier stop there. When no thread of the chunk can run any
-more, every barrier is released at once (`release`): a block's barrier completes when its
-arrivals (waiting threads plus `.arrive` calls) reach the thread count `b`, or, without
-`b`, when every thread of the block that has not exited is waiting on it. Checks:
+more, the barriers whose arrivals are in complete (`release`): a block's barrier completes
+when its arrivals (waiting threads plus `.arrive` calls) reach the thread count `b`, or,
+without `b`, when every thread of the block that has not exited is waiting on it; the
+others keep their threads waiting (warps released from a named barrier may still come to
+them). Checks:
 
 - `divergent-barrier`: an aligned barrier (`bar.sync`, `barrier.sync.aligned`) executed
   by part of a warp while other lanes of that warp, not exited, are elsewhere;
@@ -109,9 +111,10 @@ def _check_aligned(m, t: np.ndarray) -> None:
                     "the warp's other lanes have not exited", sel)
 
 
-def release(m, state: BarrierState, waiting: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
-    """Complete every barrier (see the module docstring); returns, per barrier pc, the
-    threads that go on at pc + 1."""
+def release(m, state: BarrierState, waiting: dict[int, np.ndarray]) -> np.ndarray:
+    """Complete the barriers whose arrivals are in (see the module docstring); returns
+    the threads that go on at their pc + 1, the others keep waiting. When no barrier
+    can complete, every short one is a deadlock and all waiting threads go on."""
     pcs = sorted(waiting)
     threads = np.concatenate([waiting[p] for p in pcs])
     at_pc = np.concatenate([np.full(len(waiting[p]), p) for p in pcs])
@@ -120,6 +123,8 @@ def release(m, state: BarrierState, waiting: dict[int, np.ndarray]) -> dict[int,
     live = np.bincount(m.block_of[m.live], minlength=m.n_blocks)
     sched = m.scheduler
     saved_pc = m.pc
+    done = np.zeros(len(threads), bool)
+    short = []  # (barrier id, block, pc, threads, expected, arrived)
     for bid in np.unique(ids):
         sel = np.flatnonzero(ids == bid)
         t, blk, pcs_here = threads[sel], blocks[sel], at_pc[sel]
@@ -133,16 +138,27 @@ def release(m, state: BarrierState, waiting: dict[int, np.ndarray]) -> dict[int,
         for (b, i), k in sched.arrivals.items():
             if i == bid:
                 arrived[b] += k
+        complete = arrived >= expected
+        done[sel] = complete[blk]
+        for b in np.flatnonzero((here > 0) & ~complete):
+            mine = blk == b
+            short.append((bid, b, int(pcs_here[mine][0]), t[mine], expected, arrived))
+    if not done.any():  # nothing can complete: report, and let every thread go on
+        for bid, b, pc, mine, expected, arrived in short:
+            m.pc = pc
+            _deadlock(m, bid, b, mine, expected, arrived)
+        done[:] = True
+    for bid in np.unique(ids[done]):
+        sel = np.flatnonzero(done & (ids == bid))
+        t, blk, pcs_here = threads[sel], blocks[sel], at_pc[sel]
         m.pc = int(pcs_here[0])
-        short = np.flatnonzero((here > 0) & (arrived < expected))
-        for b in short:
-            _deadlock(m, bid, b, t[blk == b], expected, arrived)
         if len(np.unique(pcs_here)) > 1:
             _mismatch(m, bid, t, blk, pcs_here)
         _reduce(m, state, t, blk, pcs_here)
+        for b in np.unique(blk):
+            sched.arrivals.pop((int(b), int(bid)), None)
     m.pc = saved_pc
-    sched.arrivals.clear()
-    return waiting
+    return threads[done]
 
 
 def _deadlock(m, bid, b, mine, expected, arrived) -> None:

@@ -239,8 +239,11 @@ class Scheduler:
 
     def _release(self) -> None:
         waiting = {pc: g.threads() for pc, g in self.waiting.items()}
-        groups = self.waiting
+        go_on = release(self.m, self.barriers, waiting)
+        n = self.m.n
         self.waiting = {}
-        release(self.m, self.barriers, waiting)
-        for pc, g in groups.items():
-            self.push(pc + 1, g)
+        for pc, t in waiting.items():
+            done = np.isin(t, go_on, assume_unique=True)
+            self.push(pc + 1, Group.of(n, t[done]) if done.any() else None)
+            if not done.all():
+                self.push(pc, Group.of(n, t[~done]), self.waiting)

@@ -4,9 +4,10 @@ and barriers with a thread count, of a warp) skip or reach a different number of
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..diagnostics import Certainty, Diagnostic, Severity
+from ..diagnostics import Certainty, Diagnostic, Related, Severity
 from ..interp.barrier_split import BarrierSplits, Split, same_id, source_line
 from ..ir.instruction import Instruction
 from ..ir.instructions.sync import BarrierCluster, BarWarpSync, CtaBarrier
@@ -75,20 +76,27 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
         if not any(isinstance(i, (Barrier, BarWarpSync, Call)) for i in rc.function.instructions):
             return
         splits = BarrierSplits(rc.facts, rc.module)
-        reported = set()
+        # copies of one CUDA barrier (an unrolled loop) make one finding: the first copy
+        # that splits, with the other split copies as related locations
+        found: dict[tuple, list[list[Diagnostic]]] = {}
         for insn, kind in splits.sites:
             key = (kind, source_line(insn) or id(insn))
-            if key in reported:
-                continue  # another copy of the same CUDA barrier (an unrolled loop)
             if kind == "warp":
-                found = list(_warp_sync(self, rc, splits, insn))
+                ds = list(_warp_sync(self, rc, splits, insn))
             else:
                 split = splits.split(insn, kind)
-                found = [_report(self, rc, splits, insn, kind, split)] if split else []
-            found = [d for d in found if d is not None]
-            if found:
-                reported.add(key)
-            yield from found
+                ds = [_report(self, rc, splits, insn, kind, split)] if split else []
+            ds = [d for d in ds if d is not None]
+            if ds:
+                found.setdefault(key, []).append(ds)
+        for first, *copies in found.values():
+            head, *rest = first
+            if copies:
+                head = replace(head, related=head.related + tuple(
+                    Related(ds[0].span, "the same barrier, unrolled: split here too")
+                    for ds in copies))
+            yield head
+            yield from rest
 
 
 def _report(rule: Rule, rc: RuleContext, splits: BarrierSplits, insn: Instruction, kind: str,
@@ -109,6 +117,8 @@ def _report(rule: Rule, rc: RuleContext, splits: BarrierSplits, insn: Instructio
         severity=Severity.ERROR if other is not None else Severity.WARNING,
         certainty=Certainty.DEFINITE if sure else Certainty.POSSIBLE, label=label,
         notes=[f"{where} depends on {chain}", _next_barrier(insn, other)], help=_HELP[kind],
+        related=() if other is None or other.span is None else
+        (Related(other.span, "the threads that skip it wait here"),),
         details={"barrier": insn.full_opcode, "branch": line, "source": source,
                  "skipped_by": "barrier" if other is not None else "exit"})
 

@@ -101,18 +101,29 @@ def test_an_executed_unreachable_instruction_is_reported(monkeypatch):
     assert [b.kind for b in result.breaches()] == ["unreachable"]
 
 
-def test_no_rule_yet_is_recorded_not_failed():
-    """A barrier under a lane-dependent guard: the emulator sees it, and without a
-    registered `barrier-divergence` rule the observation waits as "no rule yet"."""
-    from ptxlint.rules.base import RULES
-
+def test_a_divergent_barrier_is_confirmed_by_its_finding():
+    """A barrier under a lane-dependent guard: the emulator sees it split, and the
+    `barrier-divergence` finding at it is confirmed."""
     from .kernels import Barrier, If, Program, TID_X
 
     prog = Program((If((TID_X, "lt", 7), False, (Barrier(),)),), (32, 1, 1), (1, 1, 1), 4,
                    True, 256, 256, 256, 8)
     result = run_case(prog.case())
-    observed = {o.kind for o in result.comparison.no_rule} | {
-        o.kind for o in result.comparison.missed}
-    assert "divergent-barrier" in observed or "barrier-mismatch" in observed
-    if "barrier-divergence" not in RULES:
-        assert result.sound and result.comparison.no_rule
+    assert result.sound, result.problems()
+    assert result.comparison.observed["barrier-divergence"] >= 1
+    assert [ok for (rule, _), ok in result.comparison.findings.items()
+            if rule == "barrier-divergence"] == [True]
+
+
+def test_an_unregistered_rule_is_recorded_not_failed(monkeypatch):
+    """Observations of a rule that is not registered wait as "no rule yet"."""
+    from ptxlint.rules import base
+
+    from .kernels import Barrier, If, Program, TID_X
+
+    monkeypatch.delitem(base.RULES, "barrier-divergence")
+    prog = Program((If((TID_X, "lt", 7), False, (Barrier(),)),), (32, 1, 1), (1, 1, 1), 4,
+                   True, 256, 256, 256, 8)
+    result = run_case(prog.case())
+    assert result.sound and {o.kind for o in result.comparison.no_rule} & {
+        "divergent-barrier", "barrier-mismatch"}

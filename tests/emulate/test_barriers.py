@@ -150,6 +150,31 @@ def test_arrive_and_sync_named_barrier():
     assert not res.observations.event_counts
 
 
+# warp specialisation: warps 0-1 meet at named barrier 1 (64 threads) while warps 2-3
+# already wait at barrier 0; barrier 1 completes first, then barrier 0 with all 128
+SPECIALISED = kernel("""
+  setp.lt.u32 %p1, %r1, 64;
+  @!%p1 bra JOIN;
+  add.u32 %r5, %r1, 700;
+  st.shared.u32 [%r4], %r5;
+  bar.sync 1, 64;
+JOIN:
+  bar.sync 0;
+  and.b32 %r6, %r1, 63;
+  mul.lo.u32 %r7, %r6, 4;
+  add.u32 %r8, %r2, %r7;
+  ld.shared.u32 %r9, [%r8];
+  st.global.u32 [%rd3], %r9;
+""")
+
+
+def test_named_barrier_completes_while_other_warps_wait_at_barrier_0():
+    out = np.zeros(128, np.uint32)
+    res = run_ptx(SPECIALISED, grid=1, block=128, args={0: out})
+    assert list(out) == [700 + (t & 63) for t in range(128)]
+    assert not res.observations.event_counts
+
+
 CUDA = Path(__file__).parents[2] / "ptx_samples/cuda"
 
 

@@ -221,7 +221,6 @@ def test_the_emulator_sees_the_out_of_bounds_load_in_the_callee():
     assert not unknown and set(seen) == {"callee-not-checked"}
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["late-reconvergence"])
 def test_emulator_reconverges_before_a_uniform_loop_branch():
     res = run_kernel(LATE, "k", 1, 32, {})
     assert res.observations.count("divergent-uniform") == 0

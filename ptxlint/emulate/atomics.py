@@ -77,7 +77,7 @@ def apply(hit: Hit, dt: np.dtype, op: str, t, b, cmp, flush_f32: bool) -> np.nda
         old = view[idx]
         view[idx] = _combine(op, t, old, b, cmp, flush_f32)
         return old
-    if op == "add" and dt.kind in "iu":
+    if op == "add" and dt.kind in "iu" and t.name not in _HALF:  # halves are stored as bits
         vals = b[order]
         incl = np.cumsum(vals, dtype=dt)
         excl = incl - vals

@@ -32,7 +32,7 @@ from .groups import Group
 from .semantics import BARRIER, BRANCH, BRX, CALL, EXIT, MBWAIT, PLAIN, RET, TRAP
 from .warpops import lane_bits
 
-Path = tuple[int, ...]  # the pcs of the calls a group is inside, then its own pc
+CallPath = tuple[int, ...]  # the pcs of the calls a group is inside, then its own pc
 
 
 class Scheduler:
@@ -43,16 +43,16 @@ class Scheduler:
         self.max_steps = max_steps
         self.step_count = 0
         self.thread_instructions = 0
-        self.ready: dict[Path, Group] = {}
-        self.waiting: dict[Path, Group] = {}
+        self.ready: dict[CallPath, Group] = {}
+        self.waiting: dict[CallPath, Group] = {}
         self.barriers = BarrierState(m.n)
         self.arrivals: dict[tuple[int, int], int] = {}
-        self.parked: dict[Path, Group] = {}  # lanes waiting on an mbarrier phase
+        self.parked: dict[CallPath, Group] = {}  # lanes waiting on an mbarrier phase
         self.park_mark = 0
         m.scheduler = self
 
     # ---- groups -----------------------------------------------------------------------------------
-    def push(self, path: Path, g: Group | None, into: dict | None = None) -> None:
+    def push(self, path: CallPath, g: Group | None, into: dict | None = None) -> None:
         if g is None:
             return
         into = self.ready if into is None else into
@@ -87,16 +87,14 @@ class Scheduler:
                 self.retire(g.threads())
             self.parked = {}
 
-    def _execute(self, path: Path, g: Group) -> None:
+    def _execute(self, path: CallPath, g: Group) -> None:
         m, steps = self.m, self.steps
         m.idx = g.idx
         count = g.count
         probe = self.probe
-        *calls, pc = path
-        stack = tuple(calls)
-        depth = len(path)
-        # the pcs in this frame where other groups wait (straight-line steps push nothing)
-        stops = {p[-1] for p in self.ready if len(p) == depth and p[:-1] == stack}
+        stack, pc = path[:-1], path[-1]
+        # the pcs of this activation where other groups wait (plain steps push nothing)
+        stops = {p[-1] for p in self.ready if len(p) == len(path) and p[:-1] == stack}
         while True:
             step = steps[pc]
             m.pc = pc
@@ -128,7 +126,7 @@ class Scheduler:
             return (g, None) if v else (None, g)
         return g.split(np.asarray(v, bool))
 
-    def _control(self, stack: Path, pc: int, step, g: Group) -> None:
+    def _control(self, stack: CallPath, pc: int, step, g: Group) -> None:
         m = self.m
         kind = step.kind
         if kind == BRANCH:
@@ -188,7 +186,7 @@ class Scheduler:
             m.obs.event("divergent-uniform", m, f"'.uni' {what} whose active lanes disagree",
                         t[sel], per_lane={"taken": [bool(x) for x in np.asarray(flags)[sel]]})
 
-    def _brx(self, stack: Path, step, g: Group, t: np.ndarray) -> None:
+    def _brx(self, stack: CallPath, step, g: Group, t: np.ndarray) -> None:
         m = self.m
         index_of, targets = step.data
         idx = np.broadcast_to(np.asarray(index_of(m), np.int64), t.shape)
@@ -217,7 +215,7 @@ class Scheduler:
             m.obs.event("divergent-uniform", m, f"'.uni' {what} whose active lanes disagree",
                         t[np.isin(w, bad_warps)])
 
-    def _call(self, stack: Path, pc: int, step, g: Group, t: np.ndarray) -> None:
+    def _call(self, stack: CallPath, pc: int, step, g: Group, t: np.ndarray) -> None:
         """Enter the callee: its steps run at paths below `stack + (pc,)`, so before any
         group of this frame past the call."""
         m, program = self.m, self.program
@@ -242,7 +240,7 @@ class Scheduler:
             enter(m, program, info, data, sel, pc + 1)
             self.push((*stack, pc, info.entry), Group.of(m.n, sel))
 
-    def _return(self, stack: Path, pc: int, g: Group, t: np.ndarray) -> None:
+    def _return(self, stack: CallPath, pc: int, g: Group, t: np.ndarray) -> None:
         m, program = self.m, self.program
         info = program.owner[pc]
         if info.function.is_entry:

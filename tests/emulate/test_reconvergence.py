@@ -268,8 +268,61 @@ def test_an_indirect_call_to_two_functions_resumes_once():
     assert list(out) == [2 * t if t & 1 else t * t for t in range(64)]
 
 
+# A barrier inside a function called from both arms: one barrier instruction, reached
+# through two call paths; each lane then reads its neighbour's value.
+BARRIER_IN_CALLEE = HEADER + """
+.shared .align 4 .b8 sh[256];
+
+.func (.reg .b32 r) swap(.reg .b32 i)
+{
+  .reg .b32 %a<5>;
+  mov.u32 %a1, sh;
+  shl.b32 %a2, i, 2;
+  add.u32 %a3, %a1, %a2;
+  st.shared.u32 [%a3], i;
+  barrier.sync 0;
+  xor.b32 %a4, %a2, 4;
+  add.u32 %a4, %a1, %a4;
+  ld.shared.u32 r, [%a4];          // @read
+  ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  setp.ne.u32 %p, %r2, 0;
+  @%p bra $ODD;
+  call (%r3), swap, (%r1);
+  bra.uni $JOIN;
+$ODD:
+  call (%r3), swap, (%r1);
+$JOIN:
+  mul.wide.u32 %rd2, %r1, 4;       // @join
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+"""
+
+
+def test_a_barrier_in_a_callee_reached_through_two_call_paths_is_one_barrier():
+    out = np.zeros(64, np.int32)
+    res, seen = trace(BARRIER_IN_CALLEE, block=64, args={0: out})
+    assert list(out) == [t ^ 1 for t in range(64)]
+    assert not res.observations.event_counts  # no mismatch: the same instruction
+    assert seen == [("read", lanes(lambda t: not t & 1)), ("read", lanes(lambda t: t & 1)),
+                    ("join", ALL)]
+
+
 @pytest.mark.skipif(ptxas_path() is None, reason="ptxas is not installed")
-@pytest.mark.parametrize("name", ["NESTED", "EARLY_RETURN", "TWO_SITES", "RECURSIVE", "INDIRECT"])
+@pytest.mark.parametrize("name", ["NESTED", "EARLY_RETURN", "TWO_SITES", "RECURSIVE", "INDIRECT",
+                                  "BARRIER_IN_CALLEE"])
 def test_kernels_assemble(name, tmp_path):
     path = tmp_path / "k.ptx"
     path.write_text(globals()[name])

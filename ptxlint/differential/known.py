@@ -135,24 +135,6 @@ def _in_callee(b: Breach, all_: list[Breach], ptx: str) -> bool:
         o.site.line in _callee_lines(ptx)
 
 
-def _call_after_divergence(ptx: str) -> bool:
-    """A `call` below a guarded branch that is not `.uni` (so lanes may be apart)."""
-    lines = ptx.splitlines()
-    first = next((i for i, t in enumerate(lines) if re.search(r"@!?%\w+\s+bra\s", t)), None)
-    return first is not None and any(re.search(r"^\s*call", t) for t in lines[first:])
-
-
-def _late_reconvergence(b: Breach, all_: list[Breach], ptx: str) -> bool:
-    """Contradictions of uniformity claims in a kernel that calls a function while its
-    lanes may be apart (the emulator's scheduling, not the analysis)."""
-    s = b.subject
-    uniformity = (isinstance(s, Violation) and s.component == "lane form") or (
-        isinstance(s, Observation) and (b.kind == "over-bound" or (
-            b.kind == "missed" and s.rule in ("divergent-bra-uni", "bank-conflict",
-                                              "uncoalesced-access"))))
-    return uniformity and _call_after_divergence(ptx)
-
-
 DEFECTS = (
     Defect("reconverged-predicate", "analysis",
            "analysis unsoundness: a branch predicate (or a register its setp compares), "
@@ -169,12 +151,6 @@ DEFECTS = (
            "rules read only the kernel's own facts: a load or store inside a called `.func` "
            "is never checked, so its out-of-bounds (or misaligned, conflicting) access is "
            "not reported", _in_callee),
-    Defect("late-reconvergence", "emulator",
-           "emulator bug: min-pc scheduling lets lanes waiting at a reconvergence point run "
-           "ahead while other lanes of the warp are inside a called function (callee pcs "
-           "lie after the kernel's), so lanes of different loop iterations meet again in the "
-           "callee and a uniform loop counter's `bra.uni` is observed divergent",
-           _late_reconvergence),
 )
 
 

@@ -14,13 +14,14 @@ Layout (data flows one way):
                  immediates, symbols and addresses compiled to closures
     machine.py   one chunk of blocks: registers, special registers, active threads
     memory.py layout.py frames.py   address windows, storage, memory safety
-    simt.py groups.py barriers.py calls.py   min-PC scheduling, barriers, calls
+    simt.py groups.py barriers.py calls.py   scheduling, barriers, calls
     observe.py recorder.py   sectors, bank conflicts and events
     api.py       run_kernel
 
 One PTX instruction is a handful of numpy operations over the threads that execute it
 (all the threads of up to 64k per chunk at once when they are converged). Control flow
-is min-PC scheduling with reconvergence at the first common pc (see `simt.py`).
+is min-position scheduling (a position is a call path, ordered as if calls were inlined)
+with reconvergence at the first common position (see `simt.py`).
 
 Exact (bit for bit, whatever the inputs):
 - integer arithmetic, logic, shifts, bit fields, carries, 64-bit high products, dot

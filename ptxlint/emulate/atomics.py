@@ -5,6 +5,11 @@ addresses go in one vectorised step; lanes sharing an address go in rounds (roun
 applies every address's k-th lane), except integer `add`, done at once with a segmented
 prefix sum. `atom.add.f32` on global memory flushes subnormals, as the ISA documents
 for the current hardware; on shared memory it does not.
+
+Vector atomics (`atom.global.v4.f32.add`, `red.global.v8.f16.max.noftz`, ...) access
+adjacent elements, each atomically on its own (PTX ISA `atom`), one after the other here.
+The address must be a multiple of the whole access (16 bytes for `.v4.f32`); an element
+that is not aligned to its own size is reported and not performed.
 """
 from __future__ import annotations
 
@@ -13,8 +18,10 @@ import numpy as np
 from ..ir.instructions.atomic import Atom, Red
 from ..ir.operands import Address
 from .floats import BF16, F16, F32, decode, encode, flush, round_narrow
+from .memops import check_alignment
 from .memory import Hit
 from .operands import UINT, np_type
+from .operands import elements as _elements
 from .semantics import Compiler, executes
 
 _HALF = {"f16": F16, "bf16": BF16, "f16x2": F16, "bf16x2": BF16}
@@ -77,7 +84,7 @@ def apply(hit: Hit, dt: np.dtype, op: str, t, b, cmp, flush_f32: bool) -> np.nda
         old = view[idx]
         view[idx] = _combine(op, t, old, b, cmp, flush_f32)
         return old
-    if op == "add" and dt.kind in "iu":
+    if op == "add" and dt.kind in "iu" and t.name not in _HALF:  # halves are stored as bits
         vals = b[order]
         incl = np.cumsum(vals, dtype=dt)
         excl = incl - vals
@@ -107,39 +114,48 @@ def apply(hit: Hit, dt: np.dtype, op: str, t, b, cmp, flush_f32: bool) -> np.nda
 @executes(Atom, Red)
 def atom(insn, c: Compiler):
     t, op = insn.type, insn.op
-    if t is None or op is None or insn.vector_width != 1 or t.bits > 64:
+    count = insn.vector_width
+    if t is None or op is None or t.bits > 64:
         raise c.unsupported()
     is_atom = insn.opcode == "atom"
     a_op = insn.operands[1 if is_atom else 0]
     if not isinstance(a_op, Address):
         raise c.unsupported()
     space = insn.space
-    if space not in ("global", "shared", "generic"):
+    if space not in ("global", "shared", "generic") or (count > 1 and op == "cas"):
         raise c.unsupported()
     dt = np_type(t) if t.name in ("f32", "f64") else (np_type(t) if t.kind.value != "f" else UINT[t.bits])
     addr = c.ops.address(a_op, space)
-    if is_atom:
-        b = c.read(insn.value, dt)
-        cmp = c.read(insn.compare, dt) if op == "cas" else None
-        d = c.write(insn.operands[0], dt)
-    else:
-        b, cmp, d = c.read(insn.operands[1], dt), None, None
+    value = insn.value if is_atom else insn.operands[1]
+    bs = [c.read(e, dt) for e in _elements(value, count)]
+    ds = [c.write(e, dt) for e in _elements(insn.operands[0], count)] if is_atom else None
+    cmp = c.read(insn.compare, dt) if op == "cas" else None
+    if len(bs) != count or (ds is not None and len(ds) != count):
+        raise c.unsupported()
+    w = dt.itemsize
 
     def run(m):
         threads = m.active()
         a = addr(m)
-        hits, bad, spaces = m.mem.locate(space, a, threads, dt.itemsize)
-        m.obs.access(m, "atomic", dt.itemsize, a, threads, spaces, bad)
-        old = np.zeros(len(a), dt)
-        bv = np.broadcast_to(np.asarray(b(m), dt), (len(a),))
-        cv = None if cmp is None else np.broadcast_to(np.asarray(cmp(m), dt), (len(a),))
+        n = len(a)
+        hits, bad, spaces = m.mem.locate(space, a, threads, w * count)
+        m.obs.access(m, "atomic", w * count, a, threads, spaces, bad)
+        check_alignment(m, w * count, a, threads, hits)
+        old = [np.zeros(n, dt) for _ in range(count)]
+        bv = [np.broadcast_to(np.asarray(b(m), dt), (n,)) for b in bs]
+        cv = None if cmp is None else np.broadcast_to(np.asarray(cmp(m), dt), (n,))
         for h in hits:
-            pos = slice(None) if h.pos is None else h.pos
-            if (h.off % dt.itemsize).any():
-                m.obs.misaligned(m, dt.itemsize, a[pos], threads[pos])
+            pos = np.arange(n) if h.pos is None else h.pos
+            ok = np.flatnonzero(h.off % w == 0)  # an element must be aligned to operate on
+            if not len(ok):
                 continue
+            pos, off = pos[ok], h.off[ok]
             flush_f32 = h.name != "shared" and t.name == "f32"
-            old[pos] = apply(h, dt, op, t, bv[pos], None if cv is None else cv[pos], flush_f32)
-        if d is not None:
-            d(m, old)
+            for j in range(count):
+                hj = Hit(h.flat, pos, off + j * w, h.name)
+                old[j][pos] = apply(hj, dt, op, t, bv[j][pos], None if cv is None else cv[pos],
+                                    flush_f32)
+        if ds is not None:
+            for d, o in zip(ds, old):
+                d(m, o)
     return run

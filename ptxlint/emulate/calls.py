@@ -110,21 +110,23 @@ def enter(m, program, info: FnInfo, data: CallData, threads: np.ndarray, return_
 
 def leave(m, program, info: FnInfo, threads: np.ndarray) -> np.ndarray:
     """Return from `info` for `threads`: copy return values, close the frame, restore
-    saved registers; returns each thread's resume pc."""
+    saved registers; returns each thread's resume pc. A `.reg` return value is written
+    to the caller's register last: in a recursive function that register is one the
+    restore brings back."""
     frames = m.frames
     ret_pc = frames.ret_pc[frames.depth[threads] - 1, threads]
     callee_fp = frames.fp[threads].copy()
     caller_fp = frames.saved_fp[frames.depth[threads] - 1, threads]
     fn = info.function
+    to_registers = []  # (writer, values, threads)
     for pc in np.unique(ret_pc):
         sel = np.flatnonzero(ret_pc == pc)
         call = program.steps[int(pc) - 1].data
         for dst, ret in zip(call.returns, fn.returns):
             if dst[0] == "reg":
                 key = program.contexts[fn.name].key(Register(ret.name, ret.name))
-                saved, m.idx = m.idx, threads[sel]
-                dst[1](m, m.regs[key][threads[sel]].astype(dst[2]))
-                m.idx = saved
+                to_registers.append((dst[1], m.regs[key][threads[sel]].astype(dst[2]),
+                                     threads[sel]))
                 continue
             off, rsize, _ = info.frame.offsets[ret.name]
             frames.copy_from(threads[sel], callee_fp[sel] + off, caller_fp[sel] + dst[1],
@@ -132,4 +134,9 @@ def leave(m, program, info: FnInfo, threads: np.ndarray) -> np.ndarray:
     frames.pop(threads, info.frame)
     if info.recursive:
         frames.restore_registers(threads, m.regs, info.registers)
+    saved = m.idx
+    for write, values, t in to_registers:
+        m.idx = t
+        write(m, values)
+    m.idx = saved
     return ret_pc

@@ -235,8 +235,8 @@ def cp_async_bulk(insn, c: Compiler):
         saved = m.idx
         for i in range(len(t)):  # sizes differ per lane: one lane at a time
             m.idx = t[i:i + 1]
-            data = load(m, src_space, sa[i:i + 1], m.idx, u8, int(n[i]))
-            store(m, dst_space, da[i:i + 1], m.idx, u8, data)
+            data = load(m, src_space, sa[i:i + 1], m.idx, u8, int(n[i]), align=16)
+            store(m, dst_space, da[i:i + 1], m.idx, u8, data, align=16)
         m.idx = saved
         if mbar is not None:
             table = _table(m)

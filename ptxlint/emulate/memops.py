@@ -3,8 +3,12 @@ every state space, `cvta`, `isspacep`, `cp.async` (performed at once), the cache
 prefetch hints (no-ops), `alloca/stacksave/stackrestore`.
 
 Narrow loads into wide registers are sign- or zero-extended by the instruction type
-(`ld.s8` into a `.b32` register sign-extends), as the ISA says. A misaligned access is
-reported and then performed byte by byte.
+(`ld.s8` into a `.b32` register sign-extends), as the ISA says.
+
+An address must be a multiple of the access size, the total number of bytes the
+instruction accesses (PTX ISA, "Addresses as Operands"): 16 for `ld.v4.f32`, 8 for
+`ld.v2.f32`, `cp-size` for `cp.async`; a bulk copy needs 16. A misaligned access is
+reported and then performed at its address (byte by byte where an element is misaligned).
 """
 from __future__ import annotations
 
@@ -62,24 +66,32 @@ def _space(insn) -> str:
     return s
 
 
+def check_alignment(m, need: int, addr: np.ndarray, threads: np.ndarray, hits) -> None:
+    """Report the lanes of `hits` (in bounds) whose address is not a multiple of `need`."""
+    if need <= 1:
+        return
+    for h in hits:
+        a = addr if h.pos is None else addr[h.pos]
+        if (a % np.uint64(need)).any():
+            m.obs.misaligned(m, need, a, threads if h.pos is None else threads[h.pos])
+
+
 def load(m, space: str, addr: np.ndarray, threads: np.ndarray, dt: np.dtype, count: int,
-         kind: str = "load") -> list[np.ndarray]:
-    """Values of `count` consecutive `dt` elements at each address (0 where out of bounds)."""
+         kind: str = "load", align: int | None = None) -> list[np.ndarray]:
+    """Values of `count` consecutive `dt` elements at each address (0 where out of bounds);
+    the addresses must be multiples of `align` (default: the access size)."""
     nbytes = dt.itemsize * count
     hits, bad, spaces = m.mem.locate(space, addr, threads, nbytes)
     m.obs.access(m, kind, nbytes, addr, threads, spaces, bad)
+    check_alignment(m, nbytes if align is None else align, addr, threads, hits)
     if len(hits) == 1 and hits[0].pos is None:
         h = hits[0]
         vals = gather(h.flat, h.off, dt, count)
-        if vals is None:
-            m.obs.misaligned(m, dt.itemsize, addr, threads)
-            vals = gather_bytes(h.flat, h.off, dt, count)
-        return vals
+        return gather_bytes(h.flat, h.off, dt, count) if vals is None else vals
     out = [np.zeros(len(addr), dt) for _ in range(count)]
     for h in hits:
         vals = gather(h.flat, h.off, dt, count)
         if vals is None:
-            m.obs.misaligned(m, dt.itemsize, addr[h.pos], threads[h.pos])
             vals = gather_bytes(h.flat, h.off, dt, count)
         for o, v in zip(out, vals):
             o[h.pos] = v
@@ -87,17 +99,16 @@ def load(m, space: str, addr: np.ndarray, threads: np.ndarray, dt: np.dtype, cou
 
 
 def store(m, space: str, addr: np.ndarray, threads: np.ndarray, dt: np.dtype,
-          values: list, kind: str = "store") -> None:
+          values: list, kind: str = "store", align: int | None = None) -> None:
     nbytes = dt.itemsize * len(values)
     hits, bad, spaces = m.mem.locate(space, addr, threads, nbytes)
     m.obs.access(m, kind, nbytes, addr, threads, spaces, bad)
+    check_alignment(m, nbytes if align is None else align, addr, threads, hits)
     n = len(addr)
     values = [np.broadcast_to(np.asarray(v, dt), (n,)) for v in values]
     for h in hits:
         vals = values if h.pos is None else [v[h.pos] for v in values]
         if not scatter(h.flat, h.off, vals, dt):
-            pos = slice(None) if h.pos is None else h.pos
-            m.obs.misaligned(m, dt.itemsize, addr[pos], threads[pos])
             scatter_bytes(h.flat, h.off, vals, dt)
 
 

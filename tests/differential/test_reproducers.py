@@ -221,7 +221,6 @@ def test_the_emulator_sees_the_out_of_bounds_load_in_the_callee():
     assert not unknown and set(seen) == {"callee-not-checked"}
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["late-reconvergence"])
 def test_emulator_reconverges_before_a_uniform_loop_branch():
     res = run_kernel(LATE, "k", 1, 32, {})
     assert res.observations.count("divergent-uniform") == 0
@@ -231,9 +230,6 @@ def test_the_lint_finds_the_loop_branch_uniform():
     assert not _lint(LATE, "block=32 grid=1")
 
 
-@pytest.mark.xfail(strict=True, reason="emulator bug: vector accesses are checked for the "
-                   "alignment of one element (`dt.itemsize` in emulate/memops.py), not of "
-                   "the whole vector: a .v2.f32 load at 4 modulo 8 raises no misaligned event")
 def test_emulator_reports_a_misaligned_vector_load():
     x, out = np.zeros(2 * 32 + 2, np.float32), np.zeros(2 * 32, np.float32)
     res = run_kernel(VECTOR, "k", 1, 32, {0: x, 1: out})

@@ -131,6 +131,42 @@ def test_divergent_bra_uni_is_observed_and_still_runs_per_lane():
         [0, 1, 2, 3, 4]
 
 
+# A recursive function returning through a `.reg` value into its own register %t2:
+# the return value must land after the caller's registers are restored.
+SUM_DOWN = HEADER + """
+.func (.reg .b32 r) sum_down(.reg .b32 n)
+{
+  .reg .pred %q;
+  .reg .b32 %t<3>;
+  mov.u32 r, 0;
+  setp.eq.u32 %q, n, 0;
+  @%q bra $OUT;
+  sub.u32 %t1, n, 1;
+  call (%t2), sum_down, (%t1);
+  add.u32 r, %t2, n;
+$OUT:
+  ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 5;
+  call (%r2), sum_down, (%r1);
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+"""
+
+
+def test_recursive_reg_return_value_survives_the_register_restore():
+    out = np.zeros(1, np.uint32)
+    run_ptx(SUM_DOWN, grid=1, block=1, args={0: out})
+    assert out[0] == 5 + 4 + 3 + 2 + 1
+
+
 def test_step_budget_stops_an_endless_loop():
     spin = HEADER + ".visible .entry k()\n{\nL:\n  bra.uni L;\n}\n"
     import pytest

@@ -179,6 +179,35 @@ def test_atomics_apply_in_thread_order():
     assert list(mx) == [n - 1, 1, n - 1]
 
 
+HALF_ATOMICS = HEADER + """
+.visible .entry k(.param .u64 h, .param .u64 b, .param .u64 h2)
+{
+  .reg .b16 %h<3>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [h];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [h2];
+  mov.b16 %h1, 0x3C00;
+  atom.global.add.noftz.f16 %h2, [%rd1], %h1;
+  mov.b16 %h1, 0x3F80;
+  red.global.add.noftz.bf16 [%rd2], %h1;
+  mov.b32 %r1, 0x40003C00;
+  atom.global.add.noftz.f16x2 %r2, [%rd3], %r1;
+  ret;
+}
+"""
+
+
+def test_half_atomics_on_one_address_add_values_not_bit_patterns():
+    """32 lanes add 1.0 (f16, bf16) and {1.0, 2.0} (f16x2) to one address each."""
+    h, b, h2 = np.zeros(1, np.uint16), np.zeros(1, np.uint16), np.zeros(1, np.uint32)
+    run_ptx(HALF_ATOMICS, grid=1, block=32, args={0: h, 1: b, 2: h2})
+    assert h.view(np.float16)[0] == 32
+    assert (b.astype(np.uint32) << 16).view(np.float32)[0] == 32
+    assert list(h2.view(np.float16)) == [32, 64]
+
+
 def test_shared_atomics_histogram_is_deterministic():
     from pathlib import Path
     text = (Path(__file__).parents[2] / "ptx_samples/cuda/histogram.ptx").read_text()

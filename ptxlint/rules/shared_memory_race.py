@@ -43,11 +43,12 @@ class SharedMemoryRace(Rule, id="shared-memory-race", severity=Severity.ERROR):
     of a warp, only a CTA barrier two threads of different warps.
 
     The finding names both instructions (the second with a secondary label), two
-    threads and the bytes, one finding per written statement. It is always an error: it
-    is reported only with two concrete threads and bytes. It is definite when the block
-    shape is known, the addresses are functions of the thread index alone, the two
-    threads certainly execute them and nothing separates them; otherwise possible (a
-    loop counter's value, a condition the analysis cannot evaluate per thread). Without a
+    threads and the bytes, one finding per written statement. It is a definite error
+    when the block shape is known, the addresses are functions of the thread index
+    alone, the two threads certainly execute them and nothing separates them; otherwise
+    it is a possible race and a warning (a loop counter's value, a condition the analysis
+    cannot evaluate per thread), so that an imprecise verdict never stops a launch at
+    the pre-launch check. Without a
     block shape a kernel indexed by `%tid.x` alone is taken as one row of as many threads
     as the bounds allow; one indexed by `%tid.y`/`%tid.z` is not checked. Addresses the
     analysis cannot follow (an index loaded from memory) or relate (they differ by an
@@ -132,7 +133,8 @@ def _report(rule: Rule, rc: RuleContext, finder: RaceFinder, r: Race) -> Diagnos
     related = [Related(b.insn.span, f"{t2} {VERB[kb]} them here")] \
         if r.i != r.j and b.insn.span is not None else []
     return rule.diagnostic(
-        rc, a.insn, message, certainty=Certainty.DEFINITE if r.sure else Certainty.POSSIBLE, label=label,
+        rc, a.insn, message, severity=Severity.ERROR if r.sure else Severity.WARNING,
+        certainty=Certainty.DEFINITE if r.sure else Certainty.POSSIBLE, label=label,
         notes=_notes(finder, r, a, b), related=related, help=_help(r),
         details={"object": obj, "kinds": f"{ka}-{kb}", "other_line": _line(b.insn),
                  "threads": [hit.t1, hit.t2], "byte": hit.byte if hit.exact else None,

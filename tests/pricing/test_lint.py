@@ -20,8 +20,7 @@ from pricing_kernels.build import compile_ptx
 from pricing_kernels.catalog import (BLOCK, Buffer, Launch, Scalar, binomial_launch,
                                      production_launches)
 from pricing_kernels.spec import Spec
-from ptxlint import Severity
-from ptxlint.hook import PreLaunchError
+from ptxlint import Certainty, Severity
 
 ARCH = "sm_80"
 
@@ -103,14 +102,6 @@ def test_production_box_muller_exchange_has_no_conflict(compiler):
 LATTICE = [("binomial-call", 2000), ("american-put", 100)]
 
 
-def _refused(launch: Launch, compiler) -> list:
-    """The findings of a launch the pre-launch check refuses (an error-level finding)."""
-    ptx = compile_ptx(launch.source, ARCH, launch.defines).ptx
-    with pytest.raises(PreLaunchError) as refused:
-        prelaunch.check(launch, ptx, ARCH)
-    return list(refused.value.diagnostics)
-
-
 def _lattice_launch(product: str, steps: int) -> Launch:
     """The flawed lattice with the launch the pricer gives its production twin."""
     spec = Spec(product, steps=steps)
@@ -120,16 +111,18 @@ def _lattice_launch(product: str, steps: int) -> Launch:
 
 @pytest.mark.parametrize("product,steps", LATTICE, ids=[p for p, _ in LATTICE])
 def test_flawed_lattice_races_between_steps(product, steps, compiler):
-    """One finding, an error, so the pre-launch check refuses the launch: a step writes
-    `tile[step & 1][t]` while the neighbour, already on the next step, reads it as
-    `from[t + 1]`; the threads shown are in two warps, so the fix is the missing
-    `__syncthreads()`. (The lattice's out-of-bounds false positives, the production
-    twin's WRAP_GAP, are left to the test below.)"""
-    found = _loud(_refused(_lattice_launch(product, steps), compiler))
+    """One finding: a step writes `tile[step & 1][t]` while the neighbour, already on the
+    next step, reads it as `from[t + 1]`; the threads shown are in two warps, so the fix
+    is the missing `__syncthreads()`. The pair depends on the step counter, so the race
+    is possible (a warning, logged by the pre-launch check), not definite. (The
+    lattice's out-of-bounds false positives, the production twin's WRAP_GAP, are left
+    to the test below.)"""
+    found = _loud(_findings(_lattice_launch(product, steps), compiler))
     races = [d for d in found if d.rule == "shared-memory-race"]
     assert Counter(d.rule for d in found if d.rule != "out-of-bounds") == \
         {"shared-memory-race": 1}
     [d] = races
+    assert d.severity == Severity.WARNING and d.certainty == Certainty.POSSIBLE
     assert d.details["object"] == "tile" and d.details["kinds"] == "write-read"
     assert not d.details["same_warp"]
     assert "__syncthreads()" in d.help and d.related
@@ -138,7 +131,7 @@ def test_flawed_lattice_races_between_steps(product, steps, compiler):
 @pytest.mark.xfail(strict=True, reason=WRAP_GAP)
 @pytest.mark.parametrize("product,steps", LATTICE, ids=[p for p, _ in LATTICE])
 def test_flawed_lattice_has_only_the_race(product, steps, compiler):
-    found = _loud(_refused(_lattice_launch(product, steps), compiler))
+    found = _loud(_findings(_lattice_launch(product, steps), compiler))
     assert Counter(d.rule for d in found) == {"shared-memory-race": 1}
 
 

@@ -56,6 +56,12 @@ def assume_cached(memo: dict, slot: object, s: State, pred_key: str, truth: bool
 _REG, _COND, _SET = 0, 1, 2
 
 
+def written_keys(memo: dict, slot: object) -> list[str]:
+    """The registers the last `assume_cached` at `slot` wrote."""
+    last = memo.get(slot)
+    return [] if last is None else [key for kind, key, _ in last[3] if kind == _SET]
+
+
 def _read(s: State, key: str, log: list | None) -> Value:
     v = s.regs.get(key)
     if log is not None:

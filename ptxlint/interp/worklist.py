@@ -31,7 +31,7 @@ from . import memory  # noqa: F401 - registers its transfer functions (as arith 
 from .arith import CARRY
 from .context import Ctx
 from .divergence import SyncDependence
-from .refine import assume, assume_cached
+from .refine import assume, assume_cached, written_keys
 from .transfer import transfer_for, unmodelled
 
 #: Modules whose transfer functions read and write registers only (never .param cells).
@@ -97,6 +97,9 @@ class Interpreter:
             time.perf_counter() + params.time_budget
         self.sync = SyncDependence(cfg)
         self.divergent: set[int] = set()
+        # divergent branch block -> registers its edges narrowed (`_note_refined`)
+        self.refined: dict[int, set[str]] = {}
+        self.refined_version = 0
         self.in_states: list[State | None] = [None] * len(cfg.blocks)
         self.out_states: list[State | None] = [None] * len(cfg.blocks)
         self.visits = [0] * len(cfg.blocks)
@@ -125,7 +128,10 @@ class Interpreter:
                     queued.add(succ)
                     heapq.heappush(queue, (self._order[succ], succ))
         for _ in range(self.params.narrowing_passes):
+            version = self.refined_version
             self._narrow()
+            if self.refined_version != version:  # a merge point was computed too early
+                self._narrow()
         self._edges.clear()
         return self.in_states
 
@@ -148,10 +154,17 @@ class Interpreter:
 
     def _entry_state(self, b: int) -> State:
         state = self.in_states[b].copy()
+        regs = state.regs
         for key in self.sync.tainted(b, self.divergent):
-            v = state.regs.get(key)
+            v = regs.get(key)
             if v is not None and not v.aff.is_top:
-                state.regs[key] = v.varying()
+                regs[key] = v.varying()
+        if self.refined:
+            for branch in self.sync.branches_at(b, self.divergent):
+                for key in self.refined.get(branch, ()):
+                    v = regs.get(key)
+                    if v is not None and v.is_uniform and not v.is_bottom:
+                        regs[key] = v.varying()
         return state
 
     def _merge(self, succ: int, incoming: State) -> bool:
@@ -175,7 +188,7 @@ class Interpreter:
         """One descending pass: recompute each block from its predecessors."""
         # edge states of a block, kept while its out-state stays the same object
         cached = self._edges
-        divergent = len(self.divergent)
+        divergent = (len(self.divergent), self.refined_version)
         for b in self.cfg.rpo():
             if b == self.cfg.entry or self.in_states[b] is None:
                 continue
@@ -195,8 +208,8 @@ class Interpreter:
             # At the fixpoint every out-state is its block's in-state interpreted; when the
             # recomputed in-state is the same (and no branch turned divergent since), so is
             # the out-state, and the block need not be interpreted again.
-            if self.out_states[b] is not None and len(self.divergent) == divergent \
-                    and incoming == self.in_states[b]:
+            if self.out_states[b] is not None and incoming == self.in_states[b] \
+                    and (len(self.divergent), self.refined_version) == divergent:
                 continue
             self.in_states[b] = incoming
             self.out_states[b] = self.interpret_block(b, self._entry_state(b))
@@ -321,7 +334,29 @@ class Interpreter:
             holds = s == taken_block
             if self._assume((b, s), st, key, holds != term.guard.negated):
                 result.append((s, st))
+        if b in self.divergent:
+            self._note_refined(b, out, result)
         return result
+
+    def _note_refined(self, b: int, out: State, edges: list[tuple[int, State]]) -> None:
+        """Record the registers the edges of divergent branch b narrowed that were not
+        uniform at the branch: where its arms meet, they must not look uniform (each arm
+        may have narrowed them to a different single value)."""
+        before = out.regs
+        seen = self.refined.setdefault(b, set())
+        grew = False
+        for s, st in edges:
+            keys = written_keys(self._refined, (b, s)) if self.params.memoize else \
+                [k for k, v in st.regs.items() if before.get(k) is not v]
+            for key in keys:
+                if key not in seen:
+                    old = before.get(key)
+                    if old is None or not old.is_uniform:
+                        seen.add(key)
+                        grew = True
+        if grew:
+            self.refined_version += 1
+            self.requeue |= self.sync.merges_of.get(b, set())
 
     def _note_divergence(self, b: int, term: Instruction, out: State, force: bool = False) -> None:
         if not force:  # brx.idx: divergent when its index is not uniform

@@ -4,16 +4,10 @@ branch meet, lanes from both arms hold different constants, so the register is v
 there even though each arm's value is uniform."""
 from __future__ import annotations
 
-import pytest
-
 from ptxlint.launch import LaunchConfig
 
 from .test_fixpoint import run, value_before
 
-GAP = "sync dependence ignores registers refined on the arms of a divergent branch"
-
-
-@pytest.mark.xfail(strict=True, reason=GAP)
 def test_predicate_refined_on_each_arm_is_varying_at_the_join():
     body = """
 \tmov.u32 %r1, %tid.x;
@@ -32,7 +26,6 @@ $L_join:
     assert not r2.is_uniform
 
 
-@pytest.mark.xfail(strict=True, reason=GAP)
 def test_data_register_refined_to_a_constant_on_each_arm_is_varying_at_the_join():
     body = """
 \tmov.u32 %r1, %tid.x;

@@ -126,8 +126,9 @@ def _compare(s: State, cond: Condition, holds: bool, log: list | None) -> bool:
     a_true, a_false = a.si.refine(op, b.si, cond.width, signed)
     b_true, b_false = b.si.refine(_UNSIGNED.get(_MIRROR[cond.op], _MIRROR[cond.op]), a.si,
                                   cond.width, signed)
-    new_a = a.meet_si(a_true if holds else a_false)
-    new_b = b.meet_si(b_true if holds else b_false)
+    # the refined sets are readings in the comparison's view, perhaps not the registers'
+    new_a = a.restrict(a_true if holds else a_false, cond.width, signed)
+    new_b = b.restrict(b_true if holds else b_false, cond.width, signed)
     if new_a.is_bottom or new_b.is_bottom:
         return False
     for key, new in ((cond.a, new_a), (cond.b, new_b)):

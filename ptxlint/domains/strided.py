@@ -422,11 +422,12 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         there is one. Without one it jumps on a classic trigger: the set would exceed
         WIDEN_MAX_SIZE elements, the step adds less than 20% new values, or the bound
         passes +-WIDEN_MAX_BOUND; otherwise the grown bound is kept, so short loops stay
-        exact. A jump goes to the next register-width limit (`WIDTH_LIMITS`: the set
-        then still is one 32- or 64-bit view, so a branch can refine it), and to
-        infinity past the last. Only the side that moved jumps. Termination: a kept bound
-        grows the element count by 20% and the count is capped, thresholds and limits
-        are finite, and the stride can only shrink to a divisor.
+        exact. A jump goes to infinity, or, when the thresholds include register-width
+        limits (`WIDTH_LIMITS`, which the caller adds for the registers a branch may
+        refine), to the next of those: the set then still is one 32- or 64-bit view, which
+        a comparison can narrow. Only the side that moved jumps. Termination: a kept
+        bound grows the element count by 20% and the count is capped, thresholds are
+        finite, and the stride can only shrink to a divisor.
         """
         if self.is_bottom:
             return other
@@ -437,14 +438,17 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
             return joined
         eager = self._widen_eagerly(joined)
         ts = sorted(set(thresholds))
+        limits = [t for t in ts if t in _LIMITS]
+        if limits:
+            ts = [t for t in ts if t not in _LIMITS]
         lo, hi = joined.lo, joined.hi
         if lo_grew and lo is not None:
             i = bisect.bisect_right(ts, lo)
-            lo = ts[i - 1] if i else (_limit_below(lo) if eager or lo < -WIDEN_MAX_BOUND
+            lo = ts[i - 1] if i else (_below(limits, lo) if eager or lo < -WIDEN_MAX_BOUND
                                       else lo)
         if hi_grew and hi is not None:
             i = bisect.bisect_left(ts, hi)
-            hi = ts[i] if i < len(ts) else (_limit_above(hi) if eager or hi > WIDEN_MAX_BOUND
+            hi = ts[i] if i < len(ts) else (_above(limits, hi) if eager or hi > WIDEN_MAX_BOUND
                                             else hi)
         return self._new(lo, hi, joined.stride, joined.residue)
 
@@ -603,21 +607,22 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         return self
 
 
-#: Where widening jumps before infinity: the bounds of the 32- and 64-bit views. A counter
-#: widened to 2^31 - 1 rather than +inf is still a set of 32-bit readings, which the
-#: loop's exit comparison can narrow (`restrict`); a half-line is in no view.
+#: Where widening may jump before infinity: the bounds of the 32- and 64-bit views. A
+#: counter widened to 2^31 - 1 rather than +inf is still a set of 32-bit readings, which
+#: the loop's exit comparison can narrow (`restrict`); a half-line is in no view.
 WIDTH_LIMITS = (-(1 << 63), -(1 << 31), (1 << 31) - 1, (1 << 32) - 1, (1 << 63) - 1,
                 (1 << 64) - 1)
+_LIMITS = frozenset(WIDTH_LIMITS)
 
 
-def _limit_above(x: int) -> int | None:
-    i = bisect.bisect_left(WIDTH_LIMITS, x)
-    return WIDTH_LIMITS[i] if i < len(WIDTH_LIMITS) else None
+def _above(limits: list[int], x: int) -> int | None:
+    i = bisect.bisect_left(limits, x)
+    return limits[i] if i < len(limits) else None
 
 
-def _limit_below(x: int) -> int | None:
-    i = bisect.bisect_right(WIDTH_LIMITS, x)
-    return WIDTH_LIMITS[i - 1] if i else None
+def _below(limits: list[int], x: int) -> int | None:
+    i = bisect.bisect_right(limits, x)
+    return limits[i - 1] if i else None
 
 
 def _canonical_op(op: str, signed: bool) -> tuple[str, bool]:

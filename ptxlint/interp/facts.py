@@ -13,7 +13,7 @@ from ..domains.lattice import Tri
 from ..domains.state import State
 from ..domains.value import Value, tri_of
 from ..ir.instruction import Instruction
-from ..ir.operands import Address, Bracketed
+from ..ir.operands import Address, Bracketed, registers_in
 from ..ir.traits import MemoryAccess
 from .context import Ctx
 from .refine import assume
@@ -100,11 +100,23 @@ class Facts:
                     continue
             else:
                 refined = state.copy()
+            if not self._narrow(insn, refined):
+                continue  # the relations say no execution gets here
             value = address_value(addr, refined, self.ctx) if isinstance(addr, Address) else None
             if value is None:
                 continue
             out.append(Access(insn, b, value, refined, guard, uniform))
         return out
+
+    def _narrow(self, insn: MemoryAccess, state: State) -> bool:
+        """Narrow the registers of `insn`'s addresses by the relations holding there: an
+        address computed before the guard that bounds its index (`relations.py`)."""
+        relations = self.ctx.relations
+        keys = [r.key for op in insn.operands if isinstance(op, (Address, Bracketed))
+                for r in registers_in(op)]
+        if relations is None or not keys:
+            return True
+        return relations.narrow(state, keys, relations.before(insn), self.ctx)
 
     def branch_is_divergent(self, block: int) -> bool:
         return block in self.divergent

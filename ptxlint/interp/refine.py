@@ -5,10 +5,17 @@ its defining comparison read.
 %p holds, %r1 is narrowed to values below some %r2 and %r2 to values above some %r1;
 on the other edge, to the complement. `.and`/`.or` combinations refine both parts when
 the combination forces them (p AND q true: both true; p OR q false: both false).
+
+A narrowed register narrows the registers linked to it (`relation.Link`, made by the
+arithmetic transfer functions): the register it was computed from (``x`` of ``d = k*x
++ off``, to ``(d - off) / k``) and those computed from it, transitively, within
+`PROPAGATION_STEPS`. So `if (i < n)` bounds `a + 4*i` computed before the branch, and
+`if (t + step < 256)` bounds `t` when step's range is known.
 """
 from __future__ import annotations
 
 from ..domains.lattice import Tri
+from ..domains.relation import LINKED, Link
 from ..domains.state import Condition, State
 from ..domains.strided import StridedInterval as SI
 from ..domains.value import TOP, Value, tri_of
@@ -18,6 +25,9 @@ _MIRROR = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le
 _INTEGER_OPS = frozenset(_MIRROR)
 _UNSIGNED = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
 _TRUE, _FALSE = SI.const(1), SI.const(0)
+#: Registers narrowed through links per refinement, at most (chains are short: an
+#: index, its scaled and extended copies, the addresses made from them).
+PROPAGATION_STEPS = 32
 
 
 def assume(s: State, pred_key: str, truth: bool, depth: int = 0) -> bool:
@@ -37,6 +47,9 @@ def assume_cached(memo: dict, slot: object, s: State, pred_key: str, truth: bool
         for kind, key, value in log:
             if kind == _SET:
                 written.add(key)
+            elif kind == _DEPS:
+                if _dependents(s, key) != value:
+                    break
             elif key not in written:
                 now = regs.get(key) if kind == _REG else conds.get(key)
                 if now is not value and now != value:
@@ -52,8 +65,9 @@ def assume_cached(memo: dict, slot: object, s: State, pred_key: str, truth: bool
     return ok
 
 
-# what the log records: a register read (its value or None), a comparison read, a write
-_REG, _COND, _SET = 0, 1, 2
+# what the log records: a register read (its value or None), a comparison read, a write,
+# the links to a register (`_dependents`)
+_REG, _COND, _SET, _DEPS = 0, 1, 2, 3
 
 
 def written_keys(memo: dict, slot: object) -> list[str]:
@@ -89,7 +103,7 @@ def _assume(s: State, pred_key: str, truth: bool, depth: int, log: list | None) 
         return (known is Tri.TRUE) == truth
     _write(s, pred_key, value.meet_si(_TRUE if truth else _FALSE), log)
     cond = _cond(s, pred_key, log)
-    if cond is None or depth > 8:
+    if cond.__class__ is not Condition or depth > 8:
         return True
     holds = truth != cond.negated
     if cond.op in ("and", "or"):  # `and.pred`/`or.pred` of two predicates
@@ -131,7 +145,59 @@ def _compare(s: State, cond: Condition, holds: bool, log: list | None) -> bool:
     new_b = b.restrict(b_true if holds else b_false, cond.width, signed)
     if new_a.is_bottom or new_b.is_bottom:
         return False
-    for key, new in ((cond.a, new_a), (cond.b, new_b)):
+    narrowed = []
+    for key, old, new in ((cond.a, a, new_a), (cond.b, b, new_b)):
         if isinstance(key, str) and not new.is_top:
             _write(s, key, new, log)
+            if new != old:
+                narrowed.append(key)
+    return _propagate(s, narrowed, log) if narrowed else True
+
+
+def _dependents(s: State, key: str) -> tuple:
+    """The links of other registers to `key`, as (register, link) pairs."""
+    return tuple((d, c) for d, c in s.conds.items()
+                 if c.__class__ is Link and (c.a == key or c.b == key))
+
+
+def _narrow(s: State, key: str, new: Value, old: Value, work: list, log: list | None) -> bool:
+    """Write a narrowed value (and queue the register); False when it is empty."""
+    if new.is_bottom:
+        return False
+    if new != old:
+        _write(s, key, new, log)
+        work.append(key)
+    return True
+
+
+def _propagate(s: State, keys: list[str], log: list | None) -> bool:
+    """Narrow the registers linked to `keys` (just narrowed), and on; False when one
+    becomes empty (no execution takes this edge)."""
+    work, steps = list(keys), 0
+    while work and steps < PROPAGATION_STEPS:
+        key = work.pop()
+        steps += 1
+        v = _read(s, key, log)
+        link = _cond(s, key, log)
+        if link.__class__ is Link:  # key = k*a + kb*b + off: a and b from what is left
+            a = _read(s, link.a, log)
+            b = None if link.b is None else _read(s, link.b, log)
+            new = a.restrict(link.backward(v.si, None if b is None else b.si),
+                             link.xw, link.xsigned)
+            if not _narrow(s, link.a, new, a, work, log):
+                return False
+            if b is not None and not _narrow(s, link.b, b.restrict(
+                    link.backward_b(v.si, new.si), link.w, link.bsigned), b, work, log):
+                return False
+        if key in LINKED:  # d = k*key + ...: d narrows with key
+            deps = _dependents(s, key)
+            if log is not None:
+                log.append((_DEPS, key, deps))
+            for d, c in deps:
+                a = _read(s, c.a, log)
+                b = None if c.b is None else _read(s, c.b, log).si
+                old = _read(s, d, log)
+                if not _narrow(s, d, old.restrict(c.forward(a.si, b), c.w, c.signed), old,
+                               work, log):
+                    return False
     return True

@@ -36,6 +36,13 @@ def transfers(*classes: type) -> Callable[[Transfer], Transfer]:
     return register
 
 
+def reads_state(fn: Transfer) -> Transfer:
+    """Mark a transfer function that reads registers its operands do not name (`selp`
+    refines its operands by the predicate's comparison): never replayed from a memo."""
+    fn.reads_state = True  # type: ignore[attr-defined]
+    return fn
+
+
 def transfer_for(cls: type) -> Transfer | None:
     hit = _by_class.get(cls, False)
     if hit is False:

@@ -18,20 +18,26 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 
 from ..cfg import CFG, is_brx
 from ..domains.lattice import Tri
+from ..domains.relation import LINKED, Link
 from ..domains.state import State
+from ..domains.strided import WIDTH_LIMITS
 from ..domains.value import tri_of
 from ..ir.instruction import Instruction
+from ..ir.instructions.compare import Setp
 from ..ir.operands import Expression, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
 from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
 from .arith import CARRY
 from .context import Ctx
 from .divergence import SyncDependence
+from .links import counter_step, counters_linked, shifted
 from .refine import assume, assume_cached, written_keys
+from .relations import Relations
 from .transfer import transfer_for, unmodelled
 
 #: Modules whose transfer functions read and write registers only (never .param cells).
@@ -51,8 +57,9 @@ class BudgetExceeded(Exception):
     pass
 
 
-# how an instruction runs (`_plan`)
-_PLAIN, _CALL, _CONTROL = "plain", "call", "control"
+# how an instruction runs (`_plan`); a stateful one reads registers beyond its operands,
+# a counter update (`i += c`) also shifts the links that read i
+_PLAIN, _CALL, _CONTROL, _STATEFUL, _COUNTER = "plain", "call", "control", "stateful", "counter"
 _NO_REGISTERS = (Immediate, Symbol, Expression)
 # instruction class -> (kind, transfer function, whether .param cells matter); transfer
 # functions are registered at import, before any analysis
@@ -67,9 +74,10 @@ def _plan(insn: Instruction) -> tuple:
     cls = insn.__class__
     by_class = _CLASS_PLANS.get(cls)
     if by_class is None:
-        kind = _CALL if isinstance(insn, Call) else \
-            _CONTROL if isinstance(insn, (Branch, Terminator)) else _PLAIN
         fn = transfer_for(cls)
+        kind = _CALL if isinstance(insn, Call) else \
+            _CONTROL if isinstance(insn, (Branch, Terminator)) else \
+            _STATEFUL if getattr(fn, "reads_state", False) else _PLAIN
         registers_only = fn is not None and fn.__module__.startswith(_REGISTER_ONLY) \
             and not isinstance(insn, MemoryAccess)
         by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only)
@@ -83,6 +91,8 @@ def _plan(insn: Instruction) -> tuple:
         keys.append(insn.guard.register.key)
     keys.append(CARRY)
     kind, fn, with_params = by_class
+    if kind is _PLAIN and counter_step(insn) is not None:
+        kind = _COUNTER
     return kind, fn, tuple(dict.fromkeys(keys)), with_params
 
 
@@ -96,10 +106,12 @@ class Interpreter:
         self.deadline = deadline if deadline is not None else \
             time.perf_counter() + params.time_budget
         self.sync = SyncDependence(cfg)
+        ctx.relations = Relations(cfg)
         self.divergent: set[int] = set()
         # divergent branch block -> registers its edges narrowed (`_note_refined`)
         self.refined: dict[int, set[str]] = {}
         self.refined_version = 0
+        self._taint_cache: dict[int, tuple] = {}  # block -> (version, `_taints`)
         self.in_states: list[State | None] = [None] * len(cfg.blocks)
         self.out_states: list[State | None] = [None] * len(cfg.blocks)
         self.visits = [0] * len(cfg.blocks)
@@ -108,6 +120,10 @@ class Interpreter:
         self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
         self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
+        self._counters: dict[int, list] = {}  # loop head -> its counters (`_loop_counters`)
+        self._defs: dict | None = None  # `_def_blocks`
+        self._guarded: set[str] = set()  # registers some guarded instruction writes
+        self._compared: dict[str, set[int]] = {}  # register -> blocks of setps reading it
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
 
@@ -154,18 +170,32 @@ class Interpreter:
 
     def _entry_state(self, b: int) -> State:
         state = self.in_states[b].copy()
+        if not self.divergent:
+            return state
         regs = state.regs
-        for key in self.sync.tainted(b, self.divergent):
+        tainted, refined = self._taints(b)
+        for key in tainted:
             v = regs.get(key)
             if v is not None and not v.aff.is_top:
                 regs[key] = v.varying()
-        if self.refined:
-            for branch in self.sync.branches_at(b, self.divergent):
-                for key in self.refined.get(branch, ()):
-                    v = regs.get(key)
-                    if v is not None and v.is_uniform and not v.is_bottom:
-                        regs[key] = v.varying()
+        for key in refined:
+            v = regs.get(key)
+            if v is not None and v.is_uniform and not v.is_bottom:
+                regs[key] = v.varying()
         return state
+
+    def _taints(self, b: int) -> tuple[set[str], set[str]]:
+        """(registers written, registers narrowed) under the divergent branches whose
+        arms meet at b: varying on entry to b (the latter only where uniform)."""
+        version = (len(self.divergent), self.refined_version)
+        hit = self._taint_cache.get(b)
+        if hit is None or hit[0] != version:
+            refined: set[str] = set()
+            for branch in self.sync.branches_at(b, self.divergent):
+                refined |= self.refined.get(branch, set())
+            hit = self._taint_cache[b] = (version, self.sync.tainted(b, self.divergent),
+                                          refined)
+        return hit[1], hit[2]
 
     def _merge(self, succ: int, incoming: State) -> bool:
         old = self.in_states[succ]
@@ -180,7 +210,7 @@ class Interpreter:
             if visits >= self.params.max_visits:
                 new = State(params={})  # give up on this loop: everything unknown
             elif visits >= self.params.join_visits:
-                new = old.widen(new, self._thresholds(succ))
+                new = old.widen(new, self._thresholds(succ, new))
         self.in_states[succ] = new
         return True
 
@@ -264,6 +294,13 @@ class Interpreter:
         if kind is _CALL and self.calls is not None:
             self.calls.apply(insn, s, self.ctx, self.deadline)
             return
+        if kind is _COUNTER:
+            key, step, w = counter_step(insn)
+            conds = s.conds
+            if conds and (key in LINKED or conds.get(key).__class__ is Link):
+                self._count(insn, (_PLAIN, fn, keys, with_params), s, key, step, w)
+                return
+            kind = _PLAIN
         if kind is not _PLAIN or not self.params.memoize:
             if fn is None:
                 unmodelled(insn, s, self.ctx)
@@ -306,6 +343,20 @@ class Interpreter:
                                 tuple(map(conds.get, touched)),
                                 None if not with_params or params == before else dict(params))
 
+    def _count(self, insn: Instruction, plan: tuple, s: State, key: str, step: int,
+               w: int) -> None:
+        """`i += c` with links reading i: they shift by the step instead of ending
+        (`links.shifted`), and i's own link bounds its new value."""
+        kept = shifted(s, key, step, w)
+        self._run(insn, plan, s)
+        for d, link in kept:
+            if d == key:
+                b = None if link.b is None else s[link.b].si
+                v = s[key].restrict(link.forward(s[link.a].si, b), link.w, link.signed)
+                if not v.is_bottom:
+                    s.regs[key] = v
+        s.conds.update(kept)
+
     def _assume(self, slot: object, s: State, key: str, truth: bool) -> bool:
         if self.params.memoize:
             return assume_cached(self._refined, slot, s, key, truth)
@@ -319,7 +370,7 @@ class Interpreter:
         if term is None or term.guard is None or len(succs) < 2:
             if term is not None and is_brx(term):
                 self._note_divergence(b, term, out)
-            return [(s, out) for s in succs]
+            return self._entering_loops(b, [(s, out) for s in succs])
         key = term.guard.register.key
         if not out[key].is_uniform:
             self._note_divergence(b, term, out, force=True)
@@ -330,13 +381,59 @@ class Interpreter:
         result = []
         for s in succs:
             # refinement writes registers only: the comparisons and cells can be shared
-            st = State(dict(out.regs), out.conds, out.params, out.unreachable)
+            st = out.derived(dict(out.regs))
             holds = s == taken_block
             if self._assume((b, s), st, key, holds != term.guard.negated):
                 result.append((s, st))
         if b in self.divergent:
             self._note_refined(b, out, result)
-        return result
+        return self._entering_loops(b, result)
+
+    def _entering_loops(self, b: int, edges: list[tuple[int, State]]) -> list[tuple[int, State]]:
+        """Edges from b into a loop carry the loop's counters linked (`counters_linked`)."""
+        heads = self.cfg.loop_heads
+        for i, (succ, st) in enumerate(edges):
+            if succ in heads and b not in self.cfg._loops[succ].body:
+                counters, compared = self._loop_counters(succ)
+                if counters:
+                    edges[i] = (succ, counters_linked(st, counters, compared))
+        return edges
+
+    def _loop_counters(self, head: int) -> tuple[list[tuple[str, int, int]], set[str]]:
+        """(register, step, width) of each register the loop only updates by `add r, r,
+        c` (the basic induction variables), and those of them a `setp` in the loop reads;
+        nothing when no counter is compared or there is no other one."""
+        hit = self._counters.get(head)
+        if hit is None:
+            body = self.cfg._loops[head].body
+            defs = self._def_blocks()
+            counters = [c for c, b in defs[None] if b in body and c[0] not in self._guarded
+                        and sum(d in body for d in defs[c[0]]) == 1]
+            compared = {c[0] for c in counters if not self._compared[c[0]].isdisjoint(body)} \
+                if len(counters) > 1 else set()
+            self._counters[head] = hit = (counters, compared) if compared else ([], set())
+        return hit
+
+    def _def_blocks(self) -> dict:
+        """register -> the blocks of its definitions, one entry per definition; under
+        None, the `counter_step` of each counter update and its block."""
+        if self._defs is None:
+            self._defs = defs = {None: []}
+            self._guarded = set()
+            self._compared = compared = defaultdict(set)  # register -> blocks comparing it
+            for b, block in enumerate(self.cfg.blocks):
+                for insn in block.instructions:
+                    if isinstance(insn, Setp):
+                        for reg in insn.uses:
+                            compared[reg.key].add(b)
+                    for reg in insn.defs:
+                        defs.setdefault(reg.key, []).append(b)
+                        if insn.guard is not None:
+                            self._guarded.add(reg.key)
+                    c = counter_step(insn)
+                    if c is not None:
+                        defs[None].append((c, b))
+        return self._defs
 
     def _note_refined(self, b: int, out: State, edges: list[tuple[int, State]]) -> None:
         """Record the registers the edges of divergent branch b narrowed that were not
@@ -368,8 +465,9 @@ class Interpreter:
             self.requeue |= self.sync.merges_of.get(b, set())
 
     # ---- widening thresholds ---------------------------------------------------------------
-    def _thresholds(self, head: int) -> dict[str, tuple[int, ...]]:
-        """Candidate bounds for each register compared by a branch in the loop."""
+    def _thresholds(self, head: int, new: State) -> dict[str, tuple[int, ...]]:
+        """Candidate bounds for each register compared by a branch in the loop, and for
+        each linked register, the bounds its link gives in `new` (the head's state)."""
         loop = self.cfg._loops.get(head)
         blocks = loop.body if loop is not None else (head,)
         found: dict[str, set[int]] = {}
@@ -389,4 +487,26 @@ class Interpreter:
                     [x for x in (other.si.lo, other.si.hi) if x is not None]
                 found.setdefault(mine, set()).update(
                     y for x in bounds for y in (x - 1, x, x + 1))
-        return {k: tuple(sorted(v)) for k, v in found.items()}
+        return _Thresholds({k: (*v, *WIDTH_LIMITS) for k, v in found.items()}, new)
+
+
+class _Thresholds(dict):
+    """Widening thresholds: a register's compared bounds, and for a linked register
+    the bounds its link gives in the head's state (computed for the registers widened).
+    Both also get the register-width limits: widened to one, a value can still be
+    refined by the comparison (`StridedInterval.widen`)."""
+
+    def __init__(self, found: dict, state: State):
+        super().__init__(found)
+        self.state = state
+
+    def get(self, key, default=()):
+        mine = super().get(key, default)
+        link = self.state.conds.get(key)
+        if link.__class__ is not Link:
+            return mine
+        s = self.state
+        span = link.forward(s[link.a].si, None if link.b is None else s[link.b].si)
+        if not span.is_finite:
+            return mine or WIDTH_LIMITS
+        return (*mine, span.lo, span.hi) if mine else (span.lo, span.hi, *WIDTH_LIMITS)

@@ -88,10 +88,10 @@ def test_join_covers_both(a, b):
 
 THRESHOLDS = st.lists(st.integers(-600, 600), max_size=4)
 #: keep steps grow the set by 20% up to 1024 elements (<= 38), each side passes each
-#: threshold, width limit and infinity once, the stride shrinks to a divisor (<= 11 times at 8 bits)
+#: threshold (width limits among them) and infinity once, the stride shrinks to a divisor (<= 11 times at 8 bits)
 #: and bottom turns into a value once.
 def max_widenings(thresholds) -> int:
-    return 38 + 2 * (len(thresholds) + len(WIDTH_LIMITS) + 1) + 11 + 1
+    return 38 + 2 * (len(thresholds) + 1) + 11 + 1
 
 
 @settings(max_examples=300)
@@ -136,10 +136,13 @@ def test_short_loop_stays_exact_with_threshold():
 
 def test_widen_jumps_only_the_side_that_moved():
     old, new = SI.range(0, 1000), SI.range(0, 1001)  # < 20% growth: trigger
-    assert old.widen(new) == SI.range(0, 2**31 - 1)  # the next register-width limit
+    assert old.widen(new) == SI.range(0, None)
+    # with the width limits offered, the next one instead of infinity
+    assert old.widen(new, WIDTH_LIMITS) == SI.range(0, 2**31 - 1)
     top32 = SI.range(0, 2**32 - 1)
-    assert top32.widen(SI.range(0, 2**32)) == SI.range(0, 2**63 - 1)
-    assert SI.range(0, 2**64 - 1).widen(SI.range(0, 2**64)) == SI.range(0, None)
+    assert top32.widen(SI.range(0, 2**32), WIDTH_LIMITS) == SI.range(0, 2**63 - 1)
+    assert SI.range(0, 2**64 - 1).widen(SI.range(0, 2**64), WIDTH_LIMITS) == SI.range(0, None)
+    assert old.widen(SI.range(0, 1001), (2000, *WIDTH_LIMITS)) == SI.range(0, 2000)
     assert old.widen(SI.range(-1, 1000), thresholds=[-64]) == SI.range(-64, 1000)
     assert SI.range(0, 4, 4).widen(SI.range(0, 8, 4)) == SI.range(0, 8, 4)  # small: kept
 

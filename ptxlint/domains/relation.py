@@ -28,10 +28,6 @@ from .state import mention
 from .strided import StridedInterval as SI
 from .strided import view_range
 
-#: Every register a link in some state ever read: refinement looks for the links to a
-#: narrowed register only when it is one of these.
-LINKED: set = set()
-
 _ZERO = SI.const(0)
 
 
@@ -53,8 +49,8 @@ class Link:
 
     def __post_init__(self) -> None:
         mention(self.a, self.b)
-        LINKED.add(self.a)
-        LINKED.add(self.b)
+
+    other = None  # a Condition's third register: `State` reads a, b and other of a fact
 
     def mentions(self, key: str) -> bool:
         return key == self.a or key == self.b
@@ -142,4 +138,4 @@ def _within(si: SI, w: int, signed: bool) -> SI:
     return si.clip(*view_range(w, signed))
 
 
-__all__ = ["Link", "LINKED"]
+__all__ = ["Link"]

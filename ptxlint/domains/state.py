@@ -70,8 +70,9 @@ def mention(*keys) -> None:
 
 
 def _forget(conds: dict, key: str) -> None:
-    """Drop the facts that read register `key`."""
-    for p in [p for p, c in conds.items() if c.mentions(key)]:
+    """Drop the facts that read register `key` (every fact names what it reads `a`, `b`
+    and `other`)."""
+    for p in [p for p, c in conds.items() if key == c.a or key == c.b or key == c.other]:
         del conds[p]
 
 

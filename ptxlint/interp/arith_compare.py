@@ -220,7 +220,11 @@ def _same_operand(x: Operand | None, y: Operand | None) -> bool:
     return x is not None and x == y and isinstance(x, (Register, Immediate))
 
 
-@reads_state
+def _may_refine(insn, ctx: Ctx) -> bool:
+    return ctx.relations is not None and ctx.relations.selp_may_refine(insn)
+
+
+@reads_state(_may_refine)
 @transfers(Selp)
 def selp(insn, s, ctx: Ctx) -> None:
     """selp.type d, a, b, c: d = c ? a : b, each read where c has its truth (a where c's
@@ -256,11 +260,11 @@ def _under(insn, op: Operand | None, truth: bool, s, ctx: Ctx, v: Value, w: int,
     if isinstance(p, Negated):
         p, truth = p.operand, not truth
     if not isinstance(op, Register) or not isinstance(p, Register) or \
-            s.conds.get(p.key).__class__ is not Condition or ctx.relations is None or \
+            s.conds.get(p.key).__class__ is not Condition or not _may_refine(insn, ctx) or \
             ctx.relations.near_local(insn, op.key).isdisjoint(_compared(s, p.key)):
         return v  # nothing the comparison narrows reaches the operand
     st = s.derived(dict(s.regs))  # refinement writes registers only
-    if not assume_cached(ctx.refinements, (id(insn), truth), st, p.key, truth):
+    if not assume_cached(ctx.refinements, (id(insn), truth), st, p.key, truth, ctx.linked):
         return BOTTOM
     # the operand may be computed from what the comparison read: `&s[i + 1]`, `i + 1 < n`
     if ctx.relations is not None and not ctx.relations.narrow_local(st, (op.key,), insn, ctx):

@@ -29,6 +29,7 @@ class Ctx:
     # as the worklist remembers those of its edges (`refine.assume_cached`)
     refinements: dict = field(default_factory=dict)
     relations: "Relations | None" = None  # set by the interpreter (`relations.Relations`)
+    linked: set[str] = field(default_factory=set)  # registers some state fact `Link` reads
     _variables: dict[str, Variable] | None = None
 
     def note(self, insn: Instruction, message: str) -> None:

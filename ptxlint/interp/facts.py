@@ -96,7 +96,7 @@ class Facts:
                 if guard is Tri.FALSE:
                     continue
                 refined = state.copy()
-                if not assume(refined, key, not insn.guard.negated):
+                if not assume(refined, key, not insn.guard.negated, self.ctx.linked):
                     continue
             else:
                 refined = state.copy()

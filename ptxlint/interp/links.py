@@ -138,14 +138,27 @@ def bound(dest: Operand, result: Value, x_op: Operand | None, x: Value, other: V
 
 
 # ---- the relation an instruction establishes ----------------------------------------------------
-_AFFINE = (Add, Sub, Mul, Mad, Shl, Cvt, Mov, Not)
-_BOUNDS = (Min, Max, And)
+_RELATING = (Add, Sub, Mul, Mad, Shl, Cvt, Mov, Not, Min, Max, And)
+
+
+_SHAPES: dict[int, tuple] = {}  # id(insn) -> (insn, `relation_shape`): the entry keeps it
 
 
 def relation_shape(insn) -> tuple[str, ...] | None:
     """(destination, registers it is related to) when `insn` may establish a relation
     (`link_of` decides with values), else None. Static: what `Relations` tracks."""
-    if not isinstance(insn, _AFFINE + _BOUNDS) or isinstance(insn, Madc) or \
+    if not isinstance(insn, _RELATING):
+        return None
+    hit = _SHAPES.get(id(insn))
+    if hit is None:
+        if len(_SHAPES) > 1 << 16:
+            _SHAPES.clear()
+        hit = _SHAPES[id(insn)] = (insn, _relation_shape(insn))
+    return hit[1]
+
+
+def _relation_shape(insn) -> tuple[str, ...] | None:
+    if isinstance(insn, Madc) or \
             insn.guard is not None or len(insn.dests) != 1:
         return None
     d = _key(insn.dests[0])
@@ -265,6 +278,7 @@ def record_bound(insn, s: State, ctx) -> None:
     link = link_of(insn, s, ctx)
     if link is not None:
         s.conds[d] = link
+        ctx.linked.add(link.a)
 
 
 def difference(s: State, a_op: Operand | None, b_op: Operand | None, a: Value, b: Value,

@@ -15,7 +15,7 @@ arithmetic transfer functions): the register it was computed from (``x`` of ``d 
 from __future__ import annotations
 
 from ..domains.lattice import Tri
-from ..domains.relation import LINKED, Link
+from ..domains.relation import Link
 from ..domains.state import Condition, State
 from ..domains.strided import StridedInterval as SI
 from ..domains.value import TOP, Value, tri_of
@@ -30,13 +30,15 @@ _TRUE, _FALSE = SI.const(1), SI.const(0)
 PROPAGATION_STEPS = 32
 
 
-def assume(s: State, pred_key: str, truth: bool, depth: int = 0) -> bool:
-    """Narrow `s` in place to the executions where predicate `pred_key` is `truth`.
-    Returns False when no execution remains (the edge is infeasible)."""
-    return _assume(s, pred_key, truth, depth, None)
+def assume(s: State, pred_key: str, truth: bool, linked: set | None = None) -> bool:
+    """Narrow `s` in place to the executions where predicate `pred_key` is `truth`
+    (`linked`: the registers some `Link` of the state may read). Returns False when no
+    execution remains (the edge is infeasible)."""
+    return _assume(s, pred_key, truth, 0, None, linked)
 
 
-def assume_cached(memo: dict, slot: object, s: State, pred_key: str, truth: bool) -> bool:
+def assume_cached(memo: dict, slot: object, s: State, pred_key: str, truth: bool,
+                  linked: set | None = None) -> bool:
     """`assume`, replayed from `memo[slot]` when the registers and comparisons it read
     the last time it ran there are what they were (it is a function of those)."""
     last = memo.get(slot)
@@ -60,7 +62,7 @@ def assume_cached(memo: dict, slot: object, s: State, pred_key: str, truth: bool
                     regs[key] = value
             return last[2]
     log: list = []
-    ok = _assume(s, pred_key, truth, 0, log)
+    ok = _assume(s, pred_key, truth, 0, log, linked)
     memo[slot] = (pred_key, truth, ok, log)
     return ok
 
@@ -96,7 +98,8 @@ def _write(s: State, key: str, v: Value, log: list | None) -> None:
         log.append((_SET, key, v))
 
 
-def _assume(s: State, pred_key: str, truth: bool, depth: int, log: list | None) -> bool:
+def _assume(s: State, pred_key: str, truth: bool, depth: int, log: list | None,
+            linked: set | None) -> bool:
     value = _read(s, pred_key, log)
     known = tri_of(value)
     if known is not Tri.MAYBE:
@@ -108,28 +111,32 @@ def _assume(s: State, pred_key: str, truth: bool, depth: int, log: list | None) 
     holds = truth != cond.negated
     if cond.op in ("and", "or"):  # `and.pred`/`or.pred` of two predicates
         if (cond.op == "and") == holds:  # a AND b true, or a OR b false: both parts known
-            return all(_assume(s, part, holds, depth + 1, log) for part in (cond.a, cond.b)
-                       if isinstance(part, str))
+            return all(_assume(s, part, holds, depth + 1, log, linked)
+                       for part in (cond.a, cond.b) if isinstance(part, str))
         return True
     if cond.combine is None:
-        return _compare(s, cond, holds, log)
+        return _compare(s, cond, holds, log, linked)
     other_truth = holds != cond.other_negated
     if cond.combine == "and" and holds:
-        return _compare(s, cond, True, log) and _other(s, cond, other_truth, depth, log)
+        return _compare(s, cond, True, log, linked) and \
+            _other(s, cond, other_truth, depth, log, linked)
     if cond.combine == "or" and not holds:
-        return _compare(s, cond, False, log) and _other(s, cond, other_truth, depth, log)
+        return _compare(s, cond, False, log, linked) and \
+            _other(s, cond, other_truth, depth, log, linked)
     return True
 
 
-def _other(s: State, cond: Condition, truth: bool, depth: int, log: list | None) -> bool:
-    return cond.other is None or _assume(s, cond.other, truth, depth + 1, log)
+def _other(s: State, cond: Condition, truth: bool, depth: int, log: list | None,
+           linked: set | None) -> bool:
+    return cond.other is None or _assume(s, cond.other, truth, depth + 1, log, linked)
 
 
 def _operand(s: State, x: str | int, log: list | None) -> Value:
     return Value.const(x) if isinstance(x, int) else _read(s, x, log)
 
 
-def _compare(s: State, cond: Condition, holds: bool, log: list | None) -> bool:
+def _compare(s: State, cond: Condition, holds: bool, log: list | None,
+             linked: set | None) -> bool:
     if cond.is_float or cond.op not in _INTEGER_OPS:
         return True
     op = _UNSIGNED.get(cond.op, cond.op)
@@ -151,7 +158,7 @@ def _compare(s: State, cond: Condition, holds: bool, log: list | None) -> bool:
             _write(s, key, new, log)
             if new != old:
                 narrowed.append(key)
-    return _propagate(s, narrowed, log) if narrowed else True
+    return _propagate(s, narrowed, log, linked) if narrowed else True
 
 
 def _dependents(s: State, key: str) -> tuple:
@@ -170,7 +177,7 @@ def _narrow(s: State, key: str, new: Value, old: Value, work: list, log: list | 
     return True
 
 
-def _propagate(s: State, keys: list[str], log: list | None) -> bool:
+def _propagate(s: State, keys: list[str], log: list | None, linked: set | None) -> bool:
     """Narrow the registers linked to `keys` (just narrowed), and on; False when one
     becomes empty (no execution takes this edge)."""
     work, steps = list(keys), 0
@@ -189,7 +196,7 @@ def _propagate(s: State, keys: list[str], log: list | None) -> bool:
             if b is not None and not _narrow(s, link.b, b.restrict(
                     link.backward_b(v.si, new.si), link.w, link.bsigned), b, work, log):
                 return False
-        if key in LINKED:  # d = k*key + ...: d narrows with key
+        if linked and key in linked:  # d = k*key + ...: d narrows with key
             deps = _dependents(s, key)
             if log is not None:
                 log.append((_DEPS, key, deps))

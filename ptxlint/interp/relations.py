@@ -25,8 +25,9 @@ from __future__ import annotations
 from ..cfg import CFG
 from ..domains.state import State
 from ..ir.instruction import Instruction
+from ..ir.instructions.compare import Selp, Setp
 from ..ir.instructions.integer import Sub
-from ..ir.operands import Register
+from ..ir.operands import Negated, Register
 from . import links
 
 #: How far from the registers asked about `narrow` looks (relations between them), and
@@ -42,6 +43,7 @@ class Relations:
         self._local: dict[int, dict] = {}  # id(insn) -> `_block_prefix`
         self._near: dict[tuple, frozenset] = {}  # (id(insn), register) -> `near_local`
         self._subs: set | None = None  # (a, b) of every `sub d, a, b`
+        self._selp: dict[int, bool] = {}  # id(insn) -> `selp_may_refine`
 
     def _build(self) -> None:
         self._built = True
@@ -132,9 +134,7 @@ class Relations:
         block holding at `insn` (`key` included): what `narrow_local` may involve."""
         hit = self._near.get((id(insn), key))
         if hit is None:
-            local = self._local.get(id(insn))
-            if local is None:
-                local = self._local[id(insn)] = self._block_prefix(insn)
+            local = self._local_at(insn)
             seen, frontier = {key}, [key]
             for _ in range(NEIGHBOURHOOD):
                 frontier = [r.key for k in frontier for i in local.get(k, ())
@@ -142,6 +142,36 @@ class Relations:
                 seen.update(frontier)
             hit = self._near[(id(insn), key)] = frozenset(seen)
         return hit
+
+    def selp_may_refine(self, insn: Instruction) -> bool:
+        """Whether `selp` `insn` may narrow an operand by its predicate: the predicate is
+        computed in the block, from registers within `NEIGHBOURHOOD` of an operand. (When
+        not, `selp` is an ordinary transfer function, replayed from its memo.)"""
+        hit = self._selp.get(id(insn))
+        if hit is None:
+            compared = self._compared_in_block(insn, insn.predicate, 0)
+            hit = self._selp[id(insn)] = bool(compared) and any(
+                isinstance(op, Register) and not self.near_local(insn, op.key).isdisjoint(
+                    compared) for op in (insn.a, insn.b))
+        return hit
+
+    def _compared_in_block(self, insn: Instruction, pred, depth: int) -> set[str]:
+        """The registers the comparison defining `pred` (before `insn`, in its block)
+        reads, through `and`/`or`/`not`/`mov` of predicates."""
+        if isinstance(pred, Negated):
+            pred = pred.operand
+        if not isinstance(pred, Register) or depth > 3:
+            return set()
+        b, i = self.cfg.position(insn)
+        for earlier in reversed(self.cfg.blocks[b].instructions[:i]):
+            if any(r.key == pred.key for r in earlier.defs):
+                if isinstance(earlier, Setp):
+                    return {r.key for r in earlier.uses}
+                out: set[str] = set()
+                for op in earlier.sources:
+                    out |= self._compared_in_block(earlier, op, depth + 1)
+                return out
+        return set()
 
     def subtracted(self, a: str, b: str) -> bool:
         """Some `sub` computes ``a - b`` (registers)."""
@@ -154,22 +184,30 @@ class Relations:
     def narrow_local(self, s: State, keys, insn: Instruction, ctx) -> bool:
         """`narrow` by the relations established earlier in `insn`'s block that still
         hold at `insn` (no global pass: for transfer functions, during the fixpoint)."""
-        local = self._local.get(id(insn))
-        if local is None:
-            local = self._local[id(insn)] = self._block_prefix(insn)
+        local = self._local_at(insn)
         return _narrow(s, keys, lambda reg: local.get(reg, ()), ctx) if local else True
 
-    def _block_prefix(self, insn: Instruction) -> dict[str, list[Instruction]]:
-        b, i = self.cfg.position(insn)
-        written: set[str] = set()
-        out: dict[str, list[Instruction]] = {}
-        for earlier in reversed(self.cfg.blocks[b].instructions[:i]):
-            shape = links.relation_shape(earlier)
-            if shape is not None and written.isdisjoint(shape):
-                for r in set(shape):
-                    out.setdefault(r, []).append(earlier)
-            written.update(reg.key for reg in earlier.defs)
-        return out
+    def _local_at(self, insn: Instruction) -> dict[str, list[Instruction]]:
+        """register -> the relations of `insn`'s block that hold at `insn` and name it
+        (computed for the `selp`s of the block in one pass over it)."""
+        hit = self._local.get(id(insn))
+        if hit is None:
+            b, _ = self.cfg.position(insn)
+            active: dict[str, list[Instruction]] = {}
+            for i in self.cfg.blocks[b].instructions:
+                if i is insn or isinstance(i, Selp):
+                    self._local[id(i)] = {r: list(v) for r, v in active.items() if v}
+                for reg in i.defs:  # a write ends the relations that name the register
+                    for rel in active.pop(reg.key, ()):
+                        for r in links.relation_shape(rel):
+                            if r != reg.key and rel in active.get(r, ()):
+                                active[r].remove(rel)
+                shape = links.relation_shape(i)
+                if shape is not None:
+                    for r in dict.fromkeys(shape):
+                        active.setdefault(r, []).append(i)
+            hit = self._local[id(insn)]
+        return hit
 
 
 def _narrow(s: State, keys, related, ctx) -> bool:

@@ -36,11 +36,14 @@ def transfers(*classes: type) -> Callable[[Transfer], Transfer]:
     return register
 
 
-def reads_state(fn: Transfer) -> Transfer:
-    """Mark a transfer function that reads registers its operands do not name (`selp`
-    refines its operands by the predicate's comparison): never replayed from a memo."""
-    fn.reads_state = True  # type: ignore[attr-defined]
-    return fn
+def reads_state(when: Callable[[Instruction, Ctx], bool]) -> Callable[[Transfer], Transfer]:
+    """Mark a transfer function that, for the instructions `when(insn, ctx)` accepts,
+    reads registers its operands do not name (`selp` refines its operands by the
+    predicate's comparison): those are never replayed from a memo."""
+    def mark(fn: Transfer) -> Transfer:
+        fn.reads_state = when  # type: ignore[attr-defined]
+        return fn
+    return mark
 
 
 def transfer_for(cls: type) -> Transfer | None:

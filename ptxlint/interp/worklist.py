@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 
 from ..cfg import CFG, is_brx
 from ..domains.lattice import Tri
-from ..domains.relation import LINKED, Link
+from ..domains.relation import Link
 from ..domains.state import State
 from ..domains.strided import WIDTH_LIMITS
 from ..domains.value import tri_of
 from ..ir.instruction import Instruction
 from ..ir.instructions.compare import Setp
+from ..ir.instructions.integer import Add, Sub
 from ..ir.operands import Expression, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
 from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
@@ -57,6 +57,8 @@ class BudgetExceeded(Exception):
     pass
 
 
+_COUNTING = (Add, Sub)
+_NOTHING: tuple[frozenset, frozenset] = (frozenset(), frozenset())
 # how an instruction runs (`_plan`); a stateful one reads registers beyond its operands,
 # a counter update (`i += c`) also shifts the links that read i
 _PLAIN, _CALL, _CONTROL, _STATEFUL, _COUNTER = "plain", "call", "control", "stateful", "counter"
@@ -66,7 +68,7 @@ _NO_REGISTERS = (Immediate, Symbol, Expression)
 _CLASS_PLANS: dict[type, tuple] = {}
 
 
-def _plan(insn: Instruction) -> tuple:
+def _plan(insn: Instruction, ctx: Ctx) -> tuple:
     """(kind, transfer function or None, registers it may read, whether .param cells
     matter). A transfer function may read the registers the operands and the guard name
     and the carry flag (`add.cc`, `addc`...); the `arith*` families compute on registers
@@ -76,8 +78,7 @@ def _plan(insn: Instruction) -> tuple:
     if by_class is None:
         fn = transfer_for(cls)
         kind = _CALL if isinstance(insn, Call) else \
-            _CONTROL if isinstance(insn, (Branch, Terminator)) else \
-            _STATEFUL if getattr(fn, "reads_state", False) else _PLAIN
+            _CONTROL if isinstance(insn, (Branch, Terminator)) else _PLAIN
         registers_only = fn is not None and fn.__module__.startswith(_REGISTER_ONLY) \
             and not isinstance(insn, MemoryAccess)
         by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only)
@@ -91,8 +92,12 @@ def _plan(insn: Instruction) -> tuple:
         keys.append(insn.guard.register.key)
     keys.append(CARRY)
     kind, fn, with_params = by_class
-    if kind is _PLAIN and counter_step(insn) is not None:
-        kind = _COUNTER
+    if kind is _PLAIN:
+        stateful = getattr(fn, "reads_state", None)
+        if stateful is not None and stateful(insn, ctx):
+            kind = _STATEFUL
+        elif counter_step(insn) is not None:
+            kind = _COUNTER
     return kind, fn, tuple(dict.fromkeys(keys)), with_params
 
 
@@ -112,6 +117,7 @@ class Interpreter:
         self.refined: dict[int, set[str]] = {}
         self.refined_version = 0
         self._taint_cache: dict[int, tuple] = {}  # block -> (version, `_taints`)
+        self._noted: dict[object, object] = {}  # edge -> the refinement `_note_refined` saw
         self.in_states: list[State | None] = [None] * len(cfg.blocks)
         self.out_states: list[State | None] = [None] * len(cfg.blocks)
         self.visits = [0] * len(cfg.blocks)
@@ -121,9 +127,6 @@ class Interpreter:
         self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
         self._counters: dict[int, list] = {}  # loop head -> its counters (`_loop_counters`)
-        self._defs: dict | None = None  # `_def_blocks`
-        self._guarded: set[str] = set()  # registers some guarded instruction writes
-        self._compared: dict[str, set[int]] = {}  # register -> blocks of setps reading it
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
 
@@ -187,6 +190,8 @@ class Interpreter:
     def _taints(self, b: int) -> tuple[set[str], set[str]]:
         """(registers written, registers narrowed) under the divergent branches whose
         arms meet at b: varying on entry to b (the latter only where uniform)."""
+        if b not in self.sync.at_merge:
+            return _NOTHING
         version = (len(self.divergent), self.refined_version)
         hit = self._taint_cache.get(b)
         if hit is None or hit[0] != version:
@@ -254,7 +259,7 @@ class Interpreter:
     def step(self, insn: Instruction, s: State) -> None:
         plan = self._plans.get(id(insn))
         if plan is None:
-            plan = self._plans[id(insn)] = _plan(insn)
+            plan = self._plans[id(insn)] = _plan(insn, self.ctx)
         guard = insn.guard
         if guard is None:
             self._run(insn, plan, s)
@@ -286,7 +291,7 @@ class Interpreter:
         """Run one instruction (guards aside) on `s`."""
         plan = self._plans.get(id(insn))
         if plan is None:
-            plan = self._plans[id(insn)] = _plan(insn)
+            plan = self._plans[id(insn)] = _plan(insn, self.ctx)
         self._run(insn, plan, s)
 
     def _run(self, insn: Instruction, plan: tuple, s: State) -> None:
@@ -297,7 +302,7 @@ class Interpreter:
         if kind is _COUNTER:
             key, step, w = counter_step(insn)
             conds = s.conds
-            if conds and (key in LINKED or conds.get(key).__class__ is Link):
+            if conds and (key in self.ctx.linked or conds.get(key).__class__ is Link):
                 self._count(insn, (_PLAIN, fn, keys, with_params), s, key, step, w)
                 return
             kind = _PLAIN
@@ -359,8 +364,8 @@ class Interpreter:
 
     def _assume(self, slot: object, s: State, key: str, truth: bool) -> bool:
         if self.params.memoize:
-            return assume_cached(self._refined, slot, s, key, truth)
-        return assume(s, key, truth)
+            return assume_cached(self._refined, slot, s, key, truth, self.ctx.linked)
+        return assume(s, key, truth, self.ctx.linked)
 
     def edges(self, b: int, out: State) -> list[tuple[int, State]]:
         """Successor states, refined by the branch predicate on each edge."""
@@ -397,6 +402,7 @@ class Interpreter:
                 counters, compared = self._loop_counters(succ)
                 if counters:
                     edges[i] = (succ, counters_linked(st, counters, compared))
+                    self.ctx.linked.update(c[0] for c in counters)
         return edges
 
     def _loop_counters(self, head: int) -> tuple[list[tuple[str, int, int]], set[str]]:
@@ -404,36 +410,31 @@ class Interpreter:
         c` (the basic induction variables), and those of them a `setp` in the loop reads;
         nothing when no counter is compared or there is no other one."""
         hit = self._counters.get(head)
-        if hit is None:
-            body = self.cfg._loops[head].body
-            defs = self._def_blocks()
-            counters = [c for c, b in defs[None] if b in body and c[0] not in self._guarded
-                        and sum(d in body for d in defs[c[0]]) == 1]
-            compared = {c[0] for c in counters if not self._compared[c[0]].isdisjoint(body)} \
-                if len(counters) > 1 else set()
-            self._counters[head] = hit = (counters, compared) if compared else ([], set())
-        return hit
-
-    def _def_blocks(self) -> dict:
-        """register -> the blocks of its definitions, one entry per definition; under
-        None, the `counter_step` of each counter update and its block."""
-        if self._defs is None:
-            self._defs = defs = {None: []}
-            self._guarded = set()
-            self._compared = compared = defaultdict(set)  # register -> blocks comparing it
-            for b, block in enumerate(self.cfg.blocks):
-                for insn in block.instructions:
-                    if isinstance(insn, Setp):
-                        for reg in insn.uses:
-                            compared[reg.key].add(b)
+        if hit is not None:
+            return hit
+        body = [self.cfg.blocks[b].instructions for b in self.cfg._loops[head].body]
+        found = {}
+        for insns in body:
+            for insn in insns:
+                if isinstance(insn, _COUNTING) and (c := counter_step(insn)) is not None:
+                    found[c[0]] = None if c[0] in found else (c, insn)
+        found = {k: v for k, v in found.items() if v is not None}
+        counters, compared = [], set()
+        if len(found) > 1:  # rare: check that each is updated once, unguarded, in the loop
+            others = {k: 0 for k in found}
+            for insns in body:
+                for insn in insns:
                     for reg in insn.defs:
-                        defs.setdefault(reg.key, []).append(b)
-                        if insn.guard is not None:
-                            self._guarded.add(reg.key)
-                    c = counter_step(insn)
-                    if c is not None:
-                        defs[None].append((c, b))
-        return self._defs
+                        if reg.key in found:
+                            others[reg.key] += insn is not found[reg.key][1] or \
+                                insn.guard is not None
+                    if isinstance(insn, Setp):
+                        compared.update(r.key for r in insn.uses if r.key in found)
+            counters = [c for k, (c, _) in found.items() if not others[k]]
+            compared &= {c[0] for c in counters}
+        self._counters[head] = hit = (counters, compared) if compared and \
+            len(counters) > 1 else ([], set())
+        return hit
 
     def _note_refined(self, b: int, out: State, edges: list[tuple[int, State]]) -> None:
         """Record the registers the edges of divergent branch b narrowed that were not
@@ -443,8 +444,14 @@ class Interpreter:
         seen = self.refined.setdefault(b, set())
         grew = False
         for s, st in edges:
-            keys = written_keys(self._refined, (b, s)) if self.params.memoize else \
-                [k for k, v in st.regs.items() if before.get(k) is not v]
+            if self.params.memoize:
+                last = self._refined.get((b, s))
+                if self._noted.get((b, s)) is last:
+                    continue  # the same refinement as last time: nothing new
+                self._noted[(b, s)] = last
+                keys = written_keys(self._refined, (b, s))
+            else:
+                keys = [k for k, v in st.regs.items() if before.get(k) is not v]
             for key in keys:
                 if key not in seen:
                     old = before.get(key)

@@ -3,8 +3,8 @@
 The transfer functions of `add`, `sub`, `mul`/`shl` by a constant, `mad`, `mul.wide`,
 `cvt`, `not` and `mov` link a destination that varies across the warp to the operands
 it was computed from (``d = k*x + kb*y + off``: an index and the addresses made from it);
-`min`/`max`/`and` link it as a bound (``min(a, c) <= a``), and a loop's counters are
-linked to each other where the loop is entered (`counters_linked`).
+`min`/`max`/`and` link it as a bound (``min(a, c) <= a``); a loop's counters are
+linked to each other by `loops.py`.
 Branch refinement follows the links (`refine.py`), and `sub` uses one: ``a - b`` with
 ``b <= a`` recorded cannot go below zero (`difference`).
 
@@ -15,18 +15,15 @@ the comparisons at block boundaries; nothing is done for registers never linked.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..domains.relation import Link
 from ..domains.state import State
 from ..domains.strided import StridedInterval as SI
-from ..domains.strided import wrap_int
 from ..domains.value import TOP, Value
 from ..ir.instructions.convert import Cvt
 from ..ir.instructions.integer import Add, Mad, Madc, Max, Min, Mul, Sub
 from ..ir.instructions.logic import And, Not, Shl
 from ..ir.instructions.move import Mov
-from ..ir.operands import Immediate, Operand, Register, is_special_register
+from ..ir.operands import Operand, Register, is_special_register
 from .arith_values import read, special_value, view
 
 _ZERO = Value.const(0)
@@ -41,7 +38,7 @@ def _object(v: Value) -> bool:
     return v.region is not None and v.region.obj is not None
 
 
-def _readings(v: Value, w: int, signed: bool) -> tuple[SI, bool]:
+def readings(v: Value, w: int, signed: bool) -> tuple[SI, bool]:
     """v's set and the view it is read in: its own when it is one of the two w-bit
     views (the instruction's first), else re-read in the instruction's."""
     for view in (signed, not signed):
@@ -74,13 +71,13 @@ def affine(dest: Operand, result: Value, x_op: Operand | None, x: Value, k: int,
             pointers != (result.region is not None):
         return None
     if ext is None:
-        xs, xsigned = _readings(x, w, signed)
+        xs, xsigned = readings(x, w, signed)
         xw = w
     else:
         xw, xsigned = ext
         xs = x.si.wrap(xw, xsigned)
     if uk is not None and uk != xk:
-        us, usigned = _readings(u, w, signed)
+        us, usigned = readings(u, w, signed)
         return Link.make(xk, k, xs, SI.const(0), w, signed, xw, xsigned, uk, ku, us, usigned)
     off = u.si.wrap(w, True if _object(u) else signed).scale(ku)
     return Link.make(xk, k, xs, off, w, signed, xw, xsigned)
@@ -304,91 +301,6 @@ def difference(s: State, a_op: Operand | None, b_op: Operand | None, a: Value, b
     return None
 
 
-# ---- registers that count: `add r, r, c` -------------------------------------------------------
-_COUNTERS: dict[int, tuple] = {}  # id(insn) -> (insn, `counter_step`): the entry keeps it
-
-
-def counter_step(insn) -> tuple[str, int, int] | None:
-    """(register, step, width) of `add r, r, c` / `sub r, r, c` with an immediate c: the
-    update of a loop counter, which shifts the links that read r instead of ending them."""
-    if not isinstance(insn, (Add, Sub)):
-        return None
-    hit = _COUNTERS.get(id(insn))
-    if hit is None:
-        if len(_COUNTERS) > 1 << 16:
-            _COUNTERS.clear()
-        hit = _COUNTERS[id(insn)] = (insn, _counter_step(insn))
-    return hit[1]
-
-
-def _counter_step(insn) -> tuple[str, int, int] | None:
-    d, a, b = _key(insn.dests[0]), insn.a, insn.b
-    if d is None or (d != _key(a) and d != _key(b)) or insn.type is None \
-            or insn.type.is_float or insn.saturate or insn.writes_carry:
-        return None
-    w, signed = insn.type.bits, insn.type.is_signed
-    for reg, imm, sign in ((a, b, 1), (b, a, 1)) if isinstance(insn, Add) else ((a, b, -1),):
-        if _key(reg) == d and isinstance(imm, Immediate) and isinstance(imm.value, int):
-            return d, sign * wrap_int(imm.value, w, True), w
-    return None
-
-
-def shifted(s: State, key: str, step: int, w: int) -> list[tuple[str, Link]]:
-    """The links that still hold once `key` becomes ``key + step`` at w bits: for d's
-    own link the offset grows by step, for a link reading key it shrinks by k * step.
-    Each needs the update not to wrap in the link's view of key, judged on key's values
-    narrowed by its own link. (`State.assign` drops them all; the caller puts these
-    back.)"""
-    conds = s.conds
-    own = conds.get(key)
-    value = s[key].si
-    if own.__class__ is Link:
-        b = None if own.b is None else s[own.b].si
-        value = own.forward(s[own.a].si, b).meet(value.wrap(own.w, own.signed))
-    out = []
-    for d, c in conds.items():
-        if c.__class__ is not Link:
-            continue
-        if d == key:
-            if c.w == w and value.shift(step).fits(c.w, c.signed):
-                out.append((d, replace(c, off=c.off.shift(step))))
-        elif c.a == key and c.b != key:
-            if c.xw == w and value.wrap(c.xw, c.xsigned).shift(step).fits(c.xw, c.xsigned):
-                out.append((d, replace(c, off=c.off.shift(-c.k * step))))
-        elif c.b == key and c.a != key:
-            if c.w == w and value.wrap(c.w, c.bsigned).shift(step).fits(c.w, c.bsigned):
-                out.append((d, replace(c, off=c.off.shift(-c.kb * step))))
-    return out
-
-
-def counters_linked(s: State, counters: list[tuple[str, int, int]], compared: set[str]
-                    ) -> State:
-    """`s` with each counter of a loop linked to one that the loop compares (``v =
-    (step_v / step_c) * c + off``, off from their values on entry): each iteration shifts
-    the link's offset by the same amount twice over, so the link is the same at the loop
-    head on every iteration, and the bound the exit test puts on c bounds v.
-    `s` is not modified."""
-    added: dict[str, Link] = {}
-    for v, dv, w in counters:
-        if v in added or s.conds.get(v) is not None:
-            continue
-        for c, dc, cw in counters:
-            if c == v or c not in compared or cw != w or dv % dc or c in added:
-                continue
-            k = dv // dc
-            vs, vsigned = _readings(s[v], w, True)
-            cs, csigned = _readings(s[c], w, True)
-            if s[v].region is not None or s[c].region is not None or vs.is_top or cs.is_top:
-                continue
-            link = Link.make(c, k, cs, vs.math_add(cs.scale(-k)), w, vsigned, w, csigned)
-            if link is not None:
-                added[v] = link
-                break
-    if not added:
-        return s
-    return State(s.regs, {**s.conds, **added}, s.params, s.unreachable)
-
-
 def pick(a_op: Operand | None, b_op: Operand | None, a: Value, b: Value
          ) -> tuple[Operand | None, Value, Value]:
     """(operand, its value, the other value) for a link of a symmetric operation: the
@@ -400,6 +312,4 @@ def pick(a_op: Operand | None, b_op: Operand | None, a: Value, b: Value
 
 
 __all__ = ["affine", "sum_link", "scaled", "product_link", "bound", "pick", "relation_shape",
-           "link_of", "narrow_by", "value_of_key", "record_bound", "difference", "counter_step",
-           "shifted",
-           "counters_linked"]
+           "link_of", "narrow_by", "value_of_key", "record_bound", "difference", "readings"]

@@ -1,15 +1,16 @@
 """The fixpoint: a worklist over basic blocks in reverse postorder.
 
 - States join at merge points; at a loop head the first `join_visits` visits join,
-  later ones widen, to thresholds read from the loop's exit comparisons (so a loop
-  `for (i = tid; i < n; i += 256)` keeps `i < n` rather than jumping to infinity);
-  a head visited `max_visits` times goes to top (termination by construction).
+  later ones widen, to thresholds read from the loop's exit comparisons and links (so
+  a loop `for (i = tid; i < n; i += 256)` keeps `i < n` rather than jumping to
+  infinity; `loops.thresholds`); a head visited `max_visits` times goes to top
+  (termination by construction). Edges into a loop link its counters (`loops.py`).
 - One descending (narrowing) pass follows, recomputing every block from its
   predecessors, which recovers bounds that widening overshot.
 - Each edge of a conditional branch refines the state by the branch predicate
   (`refine.assume`); an infeasible edge carries nothing.
-- Where lanes of a divergent branch rejoin, registers written under the branch
-  become varying (`divergence.SyncDependence`).
+- Where lanes of a divergent branch rejoin, registers written under the branch, and
+  those its edges narrowed, become varying (`divergence.SyncDependence`).
 - Guarded instructions run on a state refined by the guard; when the guard may be
   false, results join with the old values, and a non-uniform guard makes them varying.
 - A time budget per function raises `BudgetExceeded`; the caller reports it.
@@ -24,18 +25,15 @@ from ..cfg import CFG, is_brx
 from ..domains.lattice import Tri
 from ..domains.relation import Link
 from ..domains.state import State
-from ..domains.strided import WIDTH_LIMITS
 from ..domains.value import tri_of
 from ..ir.instruction import Instruction
-from ..ir.instructions.compare import Setp
-from ..ir.instructions.integer import Add, Sub
 from ..ir.operands import Expression, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
 from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
 from .arith import CARRY
 from .context import Ctx
 from .divergence import SyncDependence
-from .links import counter_step, counters_linked, shifted
+from .loops import LoopCounters, counter_step, counters_linked, shifted, thresholds
 from .refine import assume, assume_cached, written_keys
 from .relations import Relations
 from .transfer import transfer_for, unmodelled
@@ -57,7 +55,6 @@ class BudgetExceeded(Exception):
     pass
 
 
-_COUNTING = (Add, Sub)
 _NOTHING: tuple[frozenset, frozenset] = (frozenset(), frozenset())
 # how an instruction runs (`_plan`); a stateful one reads registers beyond its operands,
 # a counter update (`i += c`) also shifts the links that read i
@@ -126,7 +123,7 @@ class Interpreter:
         self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
         self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
-        self._counters: dict[int, list] = {}  # loop head -> its counters (`_loop_counters`)
+        self.loops = LoopCounters(cfg)
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
 
@@ -215,7 +212,7 @@ class Interpreter:
             if visits >= self.params.max_visits:
                 new = State(params={})  # give up on this loop: everything unknown
             elif visits >= self.params.join_visits:
-                new = old.widen(new, self._thresholds(succ, new))
+                new = old.widen(new, thresholds(self.cfg, self.out_states, succ, new))
         self.in_states[succ] = new
         return True
 
@@ -351,7 +348,7 @@ class Interpreter:
     def _count(self, insn: Instruction, plan: tuple, s: State, key: str, step: int,
                w: int) -> None:
         """`i += c` with links reading i: they shift by the step instead of ending
-        (`links.shifted`), and i's own link bounds its new value."""
+        (`loops.shifted`), and i's own link bounds its new value."""
         kept = shifted(s, key, step, w)
         self._run(insn, plan, s)
         for d, link in kept:
@@ -395,46 +392,15 @@ class Interpreter:
         return self._entering_loops(b, result)
 
     def _entering_loops(self, b: int, edges: list[tuple[int, State]]) -> list[tuple[int, State]]:
-        """Edges from b into a loop carry the loop's counters linked (`counters_linked`)."""
+        """Edges from b into a loop carry the loop's counters linked (`loops.py`)."""
         heads = self.cfg.loop_heads
         for i, (succ, st) in enumerate(edges):
             if succ in heads and b not in self.cfg._loops[succ].body:
-                counters, compared = self._loop_counters(succ)
+                counters, compared = self.loops.counters(succ)
                 if counters:
                     edges[i] = (succ, counters_linked(st, counters, compared))
                     self.ctx.linked.update(c[0] for c in counters)
         return edges
-
-    def _loop_counters(self, head: int) -> tuple[list[tuple[str, int, int]], set[str]]:
-        """(register, step, width) of each register the loop only updates by `add r, r,
-        c` (the basic induction variables), and those of them a `setp` in the loop reads;
-        nothing when no counter is compared or there is no other one."""
-        hit = self._counters.get(head)
-        if hit is not None:
-            return hit
-        body = [self.cfg.blocks[b].instructions for b in self.cfg._loops[head].body]
-        found = {}
-        for insns in body:
-            for insn in insns:
-                if isinstance(insn, _COUNTING) and (c := counter_step(insn)) is not None:
-                    found[c[0]] = None if c[0] in found else (c, insn)
-        found = {k: v for k, v in found.items() if v is not None}
-        counters, compared = [], set()
-        if len(found) > 1:  # rare: check that each is updated once, unguarded, in the loop
-            others = {k: 0 for k in found}
-            for insns in body:
-                for insn in insns:
-                    for reg in insn.defs:
-                        if reg.key in found:
-                            others[reg.key] += insn is not found[reg.key][1] or \
-                                insn.guard is not None
-                    if isinstance(insn, Setp):
-                        compared.update(r.key for r in insn.uses if r.key in found)
-            counters = [c for k, (c, _) in found.items() if not others[k]]
-            compared &= {c[0] for c in counters}
-        self._counters[head] = hit = (counters, compared) if compared and \
-            len(counters) > 1 else ([], set())
-        return hit
 
     def _note_refined(self, b: int, out: State, edges: list[tuple[int, State]]) -> None:
         """Record the registers the edges of divergent branch b narrowed that were not
@@ -470,50 +436,3 @@ class Interpreter:
         if b not in self.divergent:
             self.divergent.add(b)
             self.requeue |= self.sync.merges_of.get(b, set())
-
-    # ---- widening thresholds ---------------------------------------------------------------
-    def _thresholds(self, head: int, new: State) -> dict[str, tuple[int, ...]]:
-        """Candidate bounds for each register compared by a branch in the loop, and for
-        each linked register, the bounds its link gives in `new` (the head's state)."""
-        loop = self.cfg._loops.get(head)
-        blocks = loop.body if loop is not None else (head,)
-        found: dict[str, set[int]] = {}
-        for b in blocks:
-            term = self.cfg.blocks[b].terminator
-            out = self.out_states[b]
-            if term is None or term.guard is None or out is None:
-                continue
-            cond = out.conds.get(term.guard.register.key)
-            if cond is None:
-                continue
-            for mine, theirs in ((cond.a, cond.b), (cond.b, cond.a)):
-                if not isinstance(mine, str):
-                    continue
-                other = out[theirs] if isinstance(theirs, str) else None
-                bounds = [theirs] if isinstance(theirs, int) else \
-                    [x for x in (other.si.lo, other.si.hi) if x is not None]
-                found.setdefault(mine, set()).update(
-                    y for x in bounds for y in (x - 1, x, x + 1))
-        return _Thresholds({k: (*v, *WIDTH_LIMITS) for k, v in found.items()}, new)
-
-
-class _Thresholds(dict):
-    """Widening thresholds: a register's compared bounds, and for a linked register
-    the bounds its link gives in the head's state (computed for the registers widened).
-    Both also get the register-width limits: widened to one, a value can still be
-    refined by the comparison (`StridedInterval.widen`)."""
-
-    def __init__(self, found: dict, state: State):
-        super().__init__(found)
-        self.state = state
-
-    def get(self, key, default=()):
-        mine = super().get(key, default)
-        link = self.state.conds.get(key)
-        if link.__class__ is not Link:
-            return mine
-        s = self.state
-        span = link.forward(s[link.a].si, None if link.b is None else s[link.b].si)
-        if not span.is_finite:
-            return mine or WIDTH_LIMITS
-        return (*mine, span.lo, span.hi) if mine else (span.lo, span.hi, *WIDTH_LIMITS)

@@ -235,3 +235,38 @@ def test_guarded_address_keeps_every_thread_that_runs_the_access(program):
         assert value is not None, f"thread {tid} loads, the analysis says no thread does"
         assert not value.si.meet(SI.congruent(address, 1 << 32)).is_bottom, \
             f"thread {tid}: offset {address} not in {value}"
+
+
+@st.composite
+def bounded_differences(draw):
+    """d = min(a, c) (or max), then a - d (or d - a), with a an unknown parameter that a
+    clamp bounds (or not); the concrete a is drawn too."""
+    op = draw(st.sampled_from(["min", "max"]))
+    signed = draw(st.booleans())
+    t = "s32" if signed else "u32"
+    c = draw(st.integers(-40, 40) | st.sampled_from([0, 2**31 - 1, -2**31]))
+    clamp = draw(st.sampled_from([None, 1000, 5]))
+    a = draw(st.integers(-2**31, 2**32 - 1) | st.integers(-50, 1100))
+    return op, signed, t, c, clamp, a
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=bounded_differences())
+def test_difference_with_a_bound_keeps_the_concrete_result(case):
+    op, signed, t, c, clamp, a = case
+    lines = ["\tld.param.u32 %r1, [n];"]
+    if clamp is not None:
+        lines.append(f"\tmin.{t} %r1, %r1, {clamp};")
+    lines.append(f"\t{op}.{t} %r2, %r1, {c};")
+    lines.append("\tsub.s32 %r3, %r1, %r2;" if op == "min" else "\tsub.s32 %r3, %r2, %r1;")
+    lines.append("\tret;")
+    result = run("\n" + "\n".join(lines), params=".param .u32 n")
+    # the concrete run, reading registers as the type says
+    from .concrete import max_, min_, sub  # noqa: PLC0415
+    x = _u32(a)
+    if clamp is not None:
+        x = _u32(min_(x, _u32(clamp), 32, signed))
+    d = _u32((min_ if op == "min" else max_)(x, _u32(c), 32, signed))
+    want = _u32(sub(x, d, 32, True) if op == "min" else sub(d, x, 32, True))
+    got = value_before(result, "ret", "%r3")
+    assert not got.si.meet(SI.congruent(want, 1 << 32)).is_bottom, (want, got)

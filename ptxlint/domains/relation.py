@@ -47,8 +47,10 @@ class Link:
     kb: int = 0
     bsigned: bool = False
 
-    def __post_init__(self) -> None:
+    def kept(self) -> "Link":
+        """This link, about to be kept in a state (which must then watch a and b)."""
         mention(self.a, self.b)
+        return self
 
     other = None  # a Condition's third register: `State` reads a, b and other of a fact
 

@@ -69,13 +69,6 @@ def mention(*keys) -> None:
     _MENTIONED.update(keys)
 
 
-def _forget(conds: dict, key: str) -> None:
-    """Drop the facts that read register `key` (every fact names what it reads `a`, `b`
-    and `other`)."""
-    for p in [p for p, c in conds.items() if key == c.a or key == c.b or key == c.other]:
-        del conds[p]
-
-
 def _changed(mine: dict, theirs: dict) -> list:
     """Keys of `mine` whose value in `theirs` is missing or another object (most values
     of related states are shared, so the joins and comparisons look at these only)."""
@@ -122,8 +115,10 @@ class State:
         conds = self.conds
         if conds:
             conds.pop(key, None)
-            if conds and key in _MENTIONED:
-                _forget(conds, key)
+            if conds and key in _MENTIONED:  # drop the facts that read the register
+                for p in [p for p, c in conds.items()
+                          if key == c.a or key == c.b or key == c.other]:
+                    del conds[p]
 
     def replay(self, written: tuple, results: tuple, touched: tuple, outcomes: tuple) -> None:
         """`assign(k, v)` for each written register and result (None: unknown), then set
@@ -137,7 +132,9 @@ class State:
             if conds:
                 conds.pop(key, None)
                 if conds and key in _MENTIONED:
-                    _forget(conds, key)
+                    for p in [p for p, c in conds.items()
+                              if key == c.a or key == c.b or key == c.other]:
+                        del conds[p]
         for key, c in zip(touched, outcomes):
             if c is None:
                 conds.pop(key, None)

@@ -274,7 +274,7 @@ def record_bound(insn, s: State, ctx) -> None:
         return
     link = link_of(insn, s, ctx)
     if link is not None:
-        s.conds[d] = link
+        s.conds[d] = link.kept()
         ctx.linked.add(link.a)
 
 

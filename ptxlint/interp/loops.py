@@ -152,7 +152,7 @@ def counters_linked(s: State, counters: list[tuple[str, int, int]], compared: se
                 continue
             link = Link.make(c, k, cs, vs.math_add(cs.scale(-k)), w, vsigned, w, csigned)
             if link is not None:
-                added[v] = link
+                added[v] = link.kept()
                 break
     if not added:
         return s

@@ -27,6 +27,7 @@ from ..domains.relation import Link
 from ..domains.state import State
 from ..domains.value import tri_of
 from ..ir.instruction import Instruction
+from ..ir.instructions.integer import Add, Sub
 from ..ir.operands import Expression, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
 from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
@@ -56,6 +57,7 @@ class BudgetExceeded(Exception):
 
 
 _NOTHING: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+_COUNTING = (Add, Sub)
 # how an instruction runs (`_plan`); a stateful one reads registers beyond its operands,
 # a counter update (`i += c`) also shifts the links that read i
 _PLAIN, _CALL, _CONTROL, _STATEFUL, _COUNTER = "plain", "call", "control", "stateful", "counter"
@@ -78,7 +80,10 @@ def _plan(insn: Instruction, ctx: Ctx) -> tuple:
             _CONTROL if isinstance(insn, (Branch, Terminator)) else _PLAIN
         registers_only = fn is not None and fn.__module__.startswith(_REGISTER_ONLY) \
             and not isinstance(insn, MemoryAccess)
-        by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only)
+        # per instruction: whether it may read more than its operands, or count
+        special = getattr(fn, "reads_state", None) if kind is _PLAIN else None
+        counts = kind is _PLAIN and issubclass(cls, _COUNTING)
+        by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only, special, counts)
     keys = []
     for op in insn.operands:
         if op.__class__ is Register:
@@ -88,13 +93,11 @@ def _plan(insn: Instruction, ctx: Ctx) -> tuple:
     if insn.guard is not None:
         keys.append(insn.guard.register.key)
     keys.append(CARRY)
-    kind, fn, with_params = by_class
-    if kind is _PLAIN:
-        stateful = getattr(fn, "reads_state", None)
-        if stateful is not None and stateful(insn, ctx):
-            kind = _STATEFUL
-        elif counter_step(insn) is not None:
-            kind = _COUNTER
+    kind, fn, with_params, special, counts = by_class
+    if special is not None and special(insn, ctx):
+        kind = _STATEFUL
+    elif counts and counter_step(insn) is not None:
+        kind = _COUNTER
     return kind, fn, tuple(dict.fromkeys(keys)), with_params
 
 
@@ -124,6 +127,9 @@ class Interpreter:
         self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
         self.loops = LoopCounters(cfg)
+        heads = cfg.loop_heads  # block -> whether an edge from it enters a loop
+        self._enters = [any(s in heads and b not in cfg._loops[s].body for s in blk.succs)
+                        for b, blk in enumerate(cfg.blocks)]
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
 
@@ -170,7 +176,7 @@ class Interpreter:
 
     def _entry_state(self, b: int) -> State:
         state = self.in_states[b].copy()
-        if not self.divergent:
+        if not self.divergent or b not in self.sync.at_merge:
             return state
         regs = state.regs
         tainted, refined = self._taints(b)
@@ -372,7 +378,8 @@ class Interpreter:
         if term is None or term.guard is None or len(succs) < 2:
             if term is not None and is_brx(term):
                 self._note_divergence(b, term, out)
-            return self._entering_loops(b, [(s, out) for s in succs])
+            edges = [(s, out) for s in succs]
+            return self._entering_loops(b, edges) if self._enters[b] else edges
         key = term.guard.register.key
         if not out[key].is_uniform:
             self._note_divergence(b, term, out, force=True)
@@ -383,18 +390,18 @@ class Interpreter:
         result = []
         for s in succs:
             # refinement writes registers only: the comparisons and cells can be shared
-            st = out.derived(dict(out.regs))
+            st = State(dict(out.regs), out.conds, out.params, out.unreachable)
             holds = s == taken_block
             if self._assume((b, s), st, key, holds != term.guard.negated):
                 result.append((s, st))
         if b in self.divergent:
             self._note_refined(b, out, result)
-        return self._entering_loops(b, result)
+        return self._entering_loops(b, result) if self._enters[b] else result
 
     def _entering_loops(self, b: int, edges: list[tuple[int, State]]) -> list[tuple[int, State]]:
         """Edges from b into a loop carry the loop's counters linked (`loops.py`)."""
         heads = self.cfg.loop_heads
-        for i, (succ, st) in enumerate(edges):
+        for i, (succ, st) in enumerate(list(edges)):
             if succ in heads and b not in self.cfg._loops[succ].body:
                 counters, compared = self.loops.counters(succ)
                 if counters:

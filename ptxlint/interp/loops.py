@@ -3,12 +3,14 @@
 **Thresholds.** At a loop head a growing bound jumps to the next candidate rather than
 to infinity: the bounds a branch of the loop compares the register with (so `for (i =
 tid; i < n; i += 256)` keeps `i < n`), the bounds a register's link gives in the head's
-state, and for both kinds the 32- and 64-bit limits (`WIDTH_LIMITS`: widened to one, the
-value is still a set of readings the exit test can narrow).
+state, and for both kinds the limits of the 32- or 64-bit view the comparison or link
+reads (`WIDTH_LIMITS`: widened to one, the value is still a set of readings the exit
+test can narrow).
 
 **Counters.** A register the loop only updates by `add r, r, c` (a basic induction
 variable) moves in step with the loop's other counters. Where the loop is entered, each
-is linked to one the loop compares (``v = (step_v / step_c) * c + off``, `off` from their
+that starts at one known value (a step count, not an index) is linked to one the loop
+compares (``v = (step_v / step_c) * c + off``, `off` from their
 values on entry); `r += c` shifts the offsets of the links that read r instead of ending
 them (`shifted`), so the link is the same at the head on every iteration, and the bound
 the exit test puts on c bounds v: the lattice's step counter, counted up beside a
@@ -43,6 +45,7 @@ def thresholds(cfg: CFG, out_states: list, head: int, new: State) -> dict:
         cond = out.conds.get(term.guard.register.key)
         if cond is None or cond.__class__ is Link:
             continue
+        limits = view_limits(cond.width, cond.signed and cond.op not in _UNSIGNED_OPS)
         for mine, theirs in ((cond.a, cond.b), (cond.b, cond.a)):
             if not isinstance(mine, str):
                 continue
@@ -50,8 +53,17 @@ def thresholds(cfg: CFG, out_states: list, head: int, new: State) -> dict:
             bounds = [theirs] if isinstance(theirs, int) else \
                 [x for x in (other.si.lo, other.si.hi) if x is not None]
             found.setdefault(mine, set()).update(
-                y for x in bounds for y in (x - 1, x, x + 1))
-    return Thresholds({k: (*v, *WIDTH_LIMITS) for k, v in found.items()}, new)
+                (*(y for x in bounds for y in (x - 1, x, x + 1)), *limits))
+    return Thresholds(found, new)
+
+
+_UNSIGNED_OPS = frozenset({"lo", "ls", "hi", "hs"})
+
+
+def view_limits(w: int, signed: bool) -> tuple[int, ...]:
+    """The width limits of the view a comparison reads (those `WIDTH_LIMITS` has)."""
+    out = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else ((1 << w) - 1,)
+    return out if all(x in WIDTH_LIMITS for x in out) else ()
 
 
 class Thresholds(dict):
@@ -69,9 +81,10 @@ class Thresholds(dict):
             return mine
         s = self.state
         span = link.forward(s[link.a].si, None if link.b is None else s[link.b].si)
+        limits = view_limits(link.w, link.signed)
         if not span.is_finite:
-            return mine or WIDTH_LIMITS
-        return (*mine, span.lo, span.hi) if mine else (span.lo, span.hi, *WIDTH_LIMITS)
+            return (*mine, *limits)
+        return (*mine, span.lo, span.hi, *limits)
 
 
 # ---- counters: `add r, r, c` ---------------------------------------------------------------
@@ -133,15 +146,17 @@ def shifted(s: State, key: str, step: int, w: int) -> list[tuple[str, Link]]:
 
 def counters_linked(s: State, counters: list[tuple[str, int, int]], compared: set[str]
                     ) -> State:
-    """`s` with each counter of a loop linked to one that the loop compares (``v =
-    (step_v / step_c) * c + off``, off from their values on entry): each iteration shifts
+    """`s` with each counter of a loop that starts at one value linked to one that the
+    loop compares (``v = (step_v / step_c) * c + off``, off from their values on entry;
+    an index starting at `tid.x` is left alone: bounding it is what its own comparisons
+    do, and linking it only makes the loop take longer to settle): each iteration shifts
     the link's offset by the same amount twice over, so the link is the same at the loop
     head on every iteration, and the bound the exit test puts on c bounds v.
     `s` is not modified."""
     added: dict[str, Link] = {}
     for v, dv, w in counters:
-        if v in added or s.conds.get(v) is not None:
-            continue
+        if v in added or s.conds.get(v) is not None or not s[v].si.is_singleton:
+            continue  # v: a step counter, starting at one value (`step = 1`)
         for c, dc, cw in counters:
             if c == v or c not in compared or cw != w or dv % dc or c in added:
                 continue

@@ -69,7 +69,8 @@ _CLASS_PLANS: dict[type, tuple] = {}
 
 def _plan(insn: Instruction, ctx: Ctx) -> tuple:
     """(kind, transfer function or None, registers it may read, whether .param cells
-    matter). A transfer function may read the registers the operands and the guard name
+    matter, the `counter_step` of a counter update or None). A transfer function may read
+    the registers the operands and the guard name
     and the carry flag (`add.cc`, `addc`...); the `arith*` families compute on registers
     only, while loads, stores and the rest may also read .param cells."""
     cls = insn.__class__
@@ -96,9 +97,9 @@ def _plan(insn: Instruction, ctx: Ctx) -> tuple:
     kind, fn, with_params, special, counts = by_class
     if special is not None and special(insn, ctx):
         kind = _STATEFUL
-    elif counts and counter_step(insn) is not None:
-        kind = _COUNTER
-    return kind, fn, tuple(dict.fromkeys(keys)), with_params
+    elif counts and (counter := counter_step(insn)) is not None:
+        return _COUNTER, fn, tuple(dict.fromkeys(keys)), with_params, counter
+    return kind, fn, tuple(dict.fromkeys(keys)), with_params, None
 
 
 class Interpreter:
@@ -298,15 +299,15 @@ class Interpreter:
         self._run(insn, plan, s)
 
     def _run(self, insn: Instruction, plan: tuple, s: State) -> None:
-        kind, fn, keys, with_params = plan
+        kind, fn, keys, with_params, counter = plan
         if kind is _CALL and self.calls is not None:
             self.calls.apply(insn, s, self.ctx, self.deadline)
             return
         if kind is _COUNTER:
-            key, step, w = counter_step(insn)
+            key, step, w = counter
             conds = s.conds
             if conds and (key in self.ctx.linked or conds.get(key).__class__ is Link):
-                self._count(insn, (_PLAIN, fn, keys, with_params), s, key, step, w)
+                self._count(insn, (_PLAIN, fn, keys, with_params, None), s, key, step, w)
                 return
             kind = _PLAIN
         if kind is not _PLAIN or not self.params.memoize:
@@ -405,14 +406,17 @@ class Interpreter:
             if succ in heads and b not in self.cfg._loops[succ].body:
                 counters, compared = self.loops.counters(succ)
                 if counters:
-                    edges[i] = (succ, counters_linked(st, counters, compared))
-                    self.ctx.linked.update(c[0] for c in counters)
+                    linked = counters_linked(st, counters, compared)
+                    if linked is not st:
+                        edges[i] = (succ, linked)
+                        self.ctx.linked.update(c[0] for c in counters)
         return edges
 
     def _note_refined(self, b: int, out: State, edges: list[tuple[int, State]]) -> None:
-        """Record the registers the edges of divergent branch b narrowed that were not
-        uniform at the branch: where its arms meet, they must not look uniform (each arm
-        may have narrowed them to a different single value)."""
+        """Record the registers the edges of divergent branch b narrowed from a varying
+        value to a uniform one (one value among the arm's lanes): where its arms meet,
+        they must not look uniform, each arm may hold another value. A register found
+        only by the narrowing pass (narrower states) makes `run` narrow again."""
         before = out.regs
         seen = self.refined.setdefault(b, set())
         grew = False
@@ -425,10 +429,12 @@ class Interpreter:
                 keys = written_keys(self._refined, (b, s))
             else:
                 keys = [k for k, v in st.regs.items() if before.get(k) is not v]
+            regs = st.regs
             for key in keys:
                 if key not in seen:
-                    old = before.get(key)
-                    if old is None or not old.is_uniform:
+                    new, old = regs.get(key), before.get(key)
+                    if new is not None and new.is_uniform and \
+                            (old is None or not old.is_uniform):
                         seen.add(key)
                         grew = True
         if grew:

@@ -151,9 +151,9 @@ class Interpreter:
                     queued.add(succ)
                     heapq.heappush(queue, (self._order[succ], succ))
         for _ in range(self.params.narrowing_passes):
-            version = self.refined_version
-            self._narrow()
-            if self.refined_version != version:  # a merge point was computed too early
+            version = -1
+            while version != self.refined_version:  # a merge point was computed too early
+                version = self.refined_version  # (the sets only grow: this ends)
                 self._narrow()
         self._edges.clear()
         return self.in_states

@@ -158,7 +158,8 @@ def _compare(s: State, cond: Condition, holds: bool, log: list | None,
             _write(s, key, new, log)
             if new != old:
                 narrowed.append(key)
-    return _propagate(s, narrowed, log, linked) if narrowed else True
+    # no register of the function is in a state Link (`linked` empty): nothing to follow
+    return _propagate(s, narrowed, log, linked) if narrowed and linked else True
 
 
 def _dependents(s: State, key: str) -> tuple:

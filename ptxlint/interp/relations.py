@@ -22,10 +22,12 @@ during the fixpoint.
 """
 from __future__ import annotations
 
+import bisect
+
 from ..cfg import CFG
 from ..domains.state import State
 from ..ir.instruction import Instruction
-from ..ir.instructions.compare import Selp, Setp
+from ..ir.instructions.compare import Setp
 from ..ir.instructions.integer import Sub
 from ..ir.operands import Negated, Register
 from . import links
@@ -40,7 +42,7 @@ class Relations:
     def __init__(self, cfg: CFG):
         self.cfg = cfg
         self._built = False
-        self._local: dict[int, dict] = {}  # id(insn) -> `_block_prefix`
+        self._blocks: dict[int, tuple] = {}  # block -> (relations by register, writes)
         self._near: dict[tuple, frozenset] = {}  # (id(insn), register) -> `near_local`
         self._subs: set | None = None  # (a, b) of every `sub d, a, b`
         self._selp: dict[int, bool] = {}  # id(insn) -> `selp_may_refine`
@@ -134,10 +136,10 @@ class Relations:
         block holding at `insn` (`key` included): what `narrow_local` may involve."""
         hit = self._near.get((id(insn), key))
         if hit is None:
-            local = self._local_at(insn)
+            related = self._local_at(insn)
             seen, frontier = {key}, [key]
             for _ in range(NEIGHBOURHOOD):
-                frontier = [r.key for k in frontier for i in local.get(k, ())
+                frontier = [r.key for k in frontier for i in related(k)
                             for r in (*i.uses, *i.defs) if r.key not in seen]
                 seen.update(frontier)
             hit = self._near[(id(insn), key)] = frozenset(seen)
@@ -149,6 +151,8 @@ class Relations:
         not, `selp` is an ordinary transfer function, replayed from its memo.)"""
         hit = self._selp.get(id(insn))
         if hit is None:
+            if not (isinstance(insn.a, Register) or isinstance(insn.b, Register)):
+                return False  # a choice of constants
             compared = self._compared_in_block(insn, insn.predicate, 0)
             hit = self._selp[id(insn)] = bool(compared) and any(
                 isinstance(op, Register) and not self.near_local(insn, op.key).isdisjoint(
@@ -184,30 +188,36 @@ class Relations:
     def narrow_local(self, s: State, keys, insn: Instruction, ctx) -> bool:
         """`narrow` by the relations established earlier in `insn`'s block that still
         hold at `insn` (no global pass: for transfer functions, during the fixpoint)."""
-        local = self._local_at(insn)
-        return _narrow(s, keys, lambda reg: local.get(reg, ()), ctx) if local else True
+        return _narrow(s, keys, self._local_at(insn), ctx)
 
-    def _local_at(self, insn: Instruction) -> dict[str, list[Instruction]]:
+    def _local_at(self, insn: Instruction):
         """register -> the relations of `insn`'s block that hold at `insn` and name it
-        (computed for the `selp`s of the block in one pass over it)."""
-        hit = self._local.get(id(insn))
-        if hit is None:
-            b, _ = self.cfg.position(insn)
-            active: dict[str, list[Instruction]] = {}
-            for i in self.cfg.blocks[b].instructions:
-                if i is insn or isinstance(i, Selp):
-                    self._local[id(i)] = {r: list(v) for r, v in active.items() if v}
-                for reg in i.defs:  # a write ends the relations that name the register
-                    for rel in active.pop(reg.key, ()):
-                        for r in links.relation_shape(rel):
-                            if r != reg.key and rel in active.get(r, ()):
-                                active[r].remove(rel)
-                shape = links.relation_shape(i)
+        (a function; the block is indexed once: where each register is written)."""
+        b, p = self.cfg.position(insn)
+        index = self._blocks.get(b)
+        if index is None:
+            gens: dict[str, list[tuple[int, Instruction, tuple]]] = {}
+            writes: dict[str, list[int]] = {}
+            for i, earlier in enumerate(self.cfg.blocks[b].instructions):
+                for reg in earlier.defs:
+                    writes.setdefault(reg.key, []).append(i)
+                shape = links.relation_shape(earlier)
                 if shape is not None:
                     for r in dict.fromkeys(shape):
-                        active.setdefault(r, []).append(i)
-            hit = self._local[id(insn)]
-        return hit
+                        gens.setdefault(r, []).append((i, earlier, shape))
+            index = self._blocks[b] = (gens, writes)
+        gens, writes = index
+
+        def holds(g: int, shape: tuple) -> bool:  # no name written after g, before p
+            for r in shape:
+                at = writes.get(r)
+                if at:
+                    j = bisect.bisect_right(at, g)
+                    if j < len(at) and at[j] < p:
+                        return False
+            return True
+
+        return lambda reg: [i for g, i, shape in gens.get(reg, ()) if g < p and holds(g, shape)]
 
 
 def _narrow(s: State, keys, related, ctx) -> bool:

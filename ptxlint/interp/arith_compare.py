@@ -267,7 +267,8 @@ def _under(insn, op: Operand | None, truth: bool, s, ctx: Ctx, v: Value, w: int,
     if not assume_cached(ctx.refinements, (id(insn), truth), st, p.key, truth, ctx.linked):
         return BOTTOM
     # the operand may be computed from what the comparison read: `&s[i + 1]`, `i + 1 < n`
-    if ctx.relations is not None and not ctx.relations.narrow_local(st, (op.key,), insn, ctx):
+    if ctx.relations is not None and \
+            ctx.relations.narrow_local(st, (op.key,), insn, ctx) is None:
         return BOTTOM
     return read(op, st, ctx, w, signed)
 

@@ -32,8 +32,8 @@ from ..ir.instructions.integer import Sub
 from ..ir.operands import Negated, Register
 from . import links
 
-#: How far from the registers asked about `narrow` looks (relations between them), and
-#: how many passes it makes over what it found.
+#: How far back through definitions `narrow` looks from the registers it is asked about,
+#: and how many passes it makes over the relations it found.
 NEIGHBOURHOOD = 4
 PASSES = 2
 
@@ -45,6 +45,7 @@ class Relations:
         self._blocks: dict[int, tuple] = {}  # block -> (relations by register, writes)
         self._near: dict[tuple, frozenset] = {}  # (id(insn), register) -> `near_local`
         self._subs: set | None = None  # (a, b) of every `sub d, a, b`
+        self._compared: set[str] | None = None  # `compared`
         self._selp: dict[int, bool] = {}  # id(insn) -> `selp_may_refine`
 
     def _build(self) -> None:
@@ -70,8 +71,9 @@ class Relations:
 
     def _kills(self, insn: Instruction) -> int:
         mask = 0
+        by_reg = self.by_reg
         for reg in insn.defs:
-            for rid in self.by_reg.get(reg.key, ()):
+            for rid in by_reg.get(reg.key, ()):
                 mask |= 1 << rid
         return mask
 
@@ -81,10 +83,11 @@ class Relations:
         n = len(self.insns)
         full = (1 << n) - 1
         trans = []  # per block: (killed, generated) of the block as a whole
+        self.kill: dict[int, int] = {}  # id(insn) -> the relations it ends
         for block in blocks:
             kill = gen = 0
             for insn in block.instructions:
-                k = self._kills(insn)
+                k = self.kill[id(insn)] = self._kills(insn)
                 kill |= k
                 gen = (gen & ~k) | self.gen.get(id(insn), 0)
             trans.append((kill, gen))
@@ -114,22 +117,24 @@ class Relations:
         if hit is None:
             b, _ = self.cfg.position(insn)
             avail = self.block_in[b]
+            kill, gen, before = self.kill, self.gen, self._before
             for i in self.cfg.blocks[b].instructions:
-                self._before[id(i)] = avail
-                avail = (avail & ~self._kills(i)) | self.gen.get(id(i), 0)
-            hit = self._before[id(insn)]
+                before[id(i)] = avail
+                avail = (avail & ~kill[id(i)]) | gen.get(id(i), 0)
+            hit = before[id(insn)]
         return hit
 
-    def narrow(self, s: State, keys, avail: int, ctx) -> bool:
-        """Narrow `s` (in place) by the relations in `avail` within `NEIGHBOURHOOD` of
-        `keys`; False when some register has no value left (no execution gets here)."""
+    def narrow(self, s: State, keys, avail: int, ctx) -> bool | None:
+        """Narrow `s` (in place) by the relations in `avail` around `keys` (`_narrow`):
+        whether a register changed, or None when one has no value left (no execution
+        gets here)."""
         if not self._built:
             self._build()
         by_reg, insns = self.by_reg, self.insns
 
         def related(reg: str) -> list[Instruction]:
             return [insns[r] for r in by_reg.get(reg, ()) if avail >> r & 1]
-        return _narrow(s, keys, related, ctx)
+        return _narrow(s, keys, related, self.compared, ctx)
 
     def near_local(self, insn: Instruction, key: str) -> frozenset[str]:
         """The registers within `NEIGHBOURHOOD` of `key` by the relations of `insn`'s
@@ -177,6 +182,14 @@ class Relations:
                 return out
         return set()
 
+    @property
+    def compared(self) -> set[str]:
+        """The registers some `setp` of the function reads."""
+        if self._compared is None:
+            self._compared = {r.key for blk in self.cfg.blocks for i in blk.instructions
+                              if isinstance(i, Setp) for r in i.uses}
+        return self._compared
+
     def subtracted(self, a: str, b: str) -> bool:
         """Some `sub` computes ``a - b`` (registers)."""
         if self._subs is None:
@@ -185,10 +198,10 @@ class Relations:
                           and isinstance(i.b, Register)}
         return (a, b) in self._subs
 
-    def narrow_local(self, s: State, keys, insn: Instruction, ctx) -> bool:
+    def narrow_local(self, s: State, keys, insn: Instruction, ctx) -> bool | None:
         """`narrow` by the relations established earlier in `insn`'s block that still
         hold at `insn` (no global pass: for transfer functions, during the fixpoint)."""
-        return _narrow(s, keys, self._local_at(insn), ctx)
+        return _narrow(s, keys, self._local_at(insn), self.compared, ctx)
 
     def _local_at(self, insn: Instruction):
         """register -> the relations of `insn`'s block that hold at `insn` and name it
@@ -220,41 +233,49 @@ class Relations:
         return lambda reg: [i for g, i, shape in gens.get(reg, ()) if g < p and holds(g, shape)]
 
 
-def _narrow(s: State, keys, related, ctx) -> bool:
-    """The relations `related(register)` gives within `NEIGHBOURHOOD` of `keys`, applied
-    to `s` until nothing changes (at most `PASSES` passes); False when a register has
-    no value left."""
-    found: list[Instruction] = []
-    seen_rel: set[int] = set()
-    seen_reg = set(keys)
+def _narrow(s: State, keys, related, compared: set[str], ctx) -> bool | None:
+    """Narrow `s` by the relations `related(register)` gives around `keys`: those that
+    define them and, back through their operands, what those are computed from (up to
+    `NEIGHBOURHOOD` steps), and those that compute a compared register from any of
+    these (where a guard's narrowing comes from). Applied guards first, then from the
+    farthest definition towards `keys`, so one pass carries a guard's bound to them.
+    Whether a register changed; None when one has no value left."""
+    chain: list[Instruction] = []
+    seen: set[int] = set()
+    regs = set(keys)
     frontier = list(keys)
     for _ in range(NEIGHBOURHOOD):
         nxt = []
         for r in frontier:
             for insn in related(r):
-                if id(insn) in seen_rel:
+                shape = links.relation_shape(insn)
+                if shape[0] != r or id(insn) in seen:
                     continue
-                seen_rel.add(id(insn))
-                found.append(insn)
-                for reg in insn.uses + insn.defs:
-                    if reg.key not in seen_reg:
-                        seen_reg.add(reg.key)
-                        nxt.append(reg.key)
+                seen.add(id(insn))
+                chain.append(insn)
+                for op in shape[1:]:
+                    if op not in regs:
+                        regs.add(op)
+                        nxt.append(op)
         if not nxt:
             break
         frontier = nxt
-    # farthest first: what a guard learnt far away flows towards `keys` in one pass
-    found.reverse()
+    guards = [insn for r in regs for insn in related(r)
+              if (d := links.relation_shape(insn)[0]) in compared and d != r
+              and id(insn) not in seen]
+    order = guards + chain[::-1]
+    narrowed = False
     for _ in range(PASSES):
         changed = False
-        for insn in found:
+        for insn in order:
             outcome = links.narrow_by(insn, s, ctx)
             if outcome is None:
-                return False
+                return None
             changed |= outcome
+        narrowed |= changed
         if not changed:
             break
-    return True
+    return narrowed
 
 
 __all__ = ["Relations", "NEIGHBOURHOOD", "PASSES"]

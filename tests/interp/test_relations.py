@@ -14,9 +14,10 @@ TILE = "\t.shared .align 4 .b8 tile[1024];\n"
 
 
 def access(analysis, space: str):
-    """The one memory access of the kernel in `space`, as the rules see it."""
+    """The one memory access of the kernel in `space`, narrowed by the relations that
+    hold there, as the out-of-bounds rule sees it where the address would overflow."""
     [acc] = [a for a in analysis.facts.accesses if a.space == space]
-    return acc
+    return analysis.facts.narrowed(acc)
 
 
 def test_a_guard_on_index_plus_counter_bounds_the_address_computed_before_it():
@@ -220,8 +221,8 @@ def test_guarded_address_keeps_every_thread_that_runs_the_access(program):
     big = "\t.shared .align 4 .b8 tile[8192];\n"
     a = run(_program(k, c1, c2, n, op, signed, form), regs=big,
             launch=LaunchConfig(block=(block, 1, 1)))
-    accesses = [x for x in a.facts.accesses if x.space == "shared"]
-    value = accesses[0].address if accesses else None
+    accesses = [a.facts.narrowed(x) for x in a.facts.accesses if x.space == "shared"]
+    value = accesses[0].address if accesses and accesses[0] is not None else None
     for tid in range(block):
         i = _u32(k * tid + c1)
         address = _u32(4 * i)

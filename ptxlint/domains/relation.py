@@ -1,7 +1,8 @@
 """Links: an affine relation between a register and one or two other registers.
 
-`Link(a, k, b, kb, off, ...)` stored for register d (in `State.conds`, beside the
-predicates' comparisons) says: on this path, in every thread,
+`Link(a, k, b, kb, off, ...)` for register d (kept in `State.conds` beside the
+predicates' comparisons, or built where it is used: `interp/links.py`) says: on this
+path, in every thread,
 ``R(d) - k * R(a) - kb * R(b)`` lies in ``off``, where ``R`` reads a register's bits as
 an integer of the link's views (d at ``(w, signed)``, a at ``(xw, xsigned)``, b at
 ``(w, bsigned)``; for a pointer into an object, its offset). ``k`` and ``kb`` are known
@@ -15,10 +16,11 @@ modulo 2^w. It holds until d, a or b is written again (then `State.assign` drops
 as it drops a comparison that read the register), whatever refinement later learns
 about them: refinement narrows the sets, never the values a thread holds.
 
-What it buys (`interp/refine.py`): when a branch narrows a or b, d narrows to
-``k * a + kb * b + off`` (`forward`); when it narrows d, a and b narrow to what is left
-(`backward`), and the registers linked to those in turn. An address computed before its
-guard, ``a + 4*i`` with ``if (i < n)`` after it, is then bounded by the guard.
+What it buys (`interp/relations.py`, `interp/refine.py`): when a branch narrows a or
+b, d narrows to ``k * a + kb * b + off`` (`forward`); when it narrows d, a and b narrow
+to what is left (`backward`), and the registers linked to those in turn. An address
+computed before its guard, ``a + 4*i`` with ``if (i < n)`` after it, is then bounded
+by the guard.
 """
 from __future__ import annotations
 

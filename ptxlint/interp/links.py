@@ -1,17 +1,16 @@
-"""Making and using affine links between registers (`domains.relation.Link`).
+"""The affine relation an instruction establishes (`domains.relation.Link`), and its uses.
 
-The transfer functions of `add`, `sub`, `mul`/`shl` by a constant, `mad`, `mul.wide`,
-`cvt`, `not` and `mov` link a destination that varies across the warp to the operands
-it was computed from (``d = k*x + kb*y + off``: an index and the addresses made from it);
-`min`/`max`/`and` link it as a bound (``min(a, c) <= a``); a loop's counters are
-linked to each other by `loops.py`.
-Branch refinement follows the links (`refine.py`), and `sub` uses one: ``a - b`` with
-``b <= a`` recorded cannot go below zero (`difference`).
+`add`, `sub`, `mul`/`shl` by a constant, `mad`, `mul.wide`, `cvt`, `not` and `mov` relate
+their destination to their operands (``d = k*x + kb*y + off``: an index and the
+addresses made from it); `min`/`max`/`and` bound it by one (``min(a, c) <= a``).
+`link_of` builds that `Link` from the registers' values where it is used (`relations.py`
+says where it still holds); `narrow_by` narrows the registers by it; `record_bound`
+keeps a `min`/`max` bound in the state for `sub`: ``a - b`` with ``b <= a`` cannot go
+below zero (`difference`).
 
 A link is only made when its values are in matching forms: plain numbers on both
 sides, or a pointer into a named object whose offset is the linked quantity (``p + 4*i``
-links p's offset to i). Costs: one dictionary entry per linked register, copied with
-the comparisons at block boundaries; nothing is done for registers never linked.
+links p's offset to i).
 """
 from __future__ import annotations
 

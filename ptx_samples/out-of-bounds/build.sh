@@ -3,12 +3,12 @@
 # them with ../uncoalesced-access/annotate.py: it copies each source's `// ptxlint:`
 # header and the CUDA text into the PTX and turns its `// ptx-expect:` lines into
 # `// expect:` annotations (it fails when a pattern no longer matches: review the new
-# PTX then). lane_shift.*.ptx are hand-written.
+# PTX then). lane_shift.*.ptx, guard_counter.*.ptx and selp_address.*.ptx are hand-written.
 set -euo pipefail
 cd "$(dirname "$0")"
 annotate=(python3 ../uncoalesced-access/annotate.py)
 
-for name in shared_off_by_one local_off_by_one missing_guard stencil_edge; do
+for name in shared_off_by_one local_off_by_one missing_guard stencil_edge hoisted_guard level_min; do
     for kind in bad ok; do
         nvcc -arch=sm_80 -ptx -lineinfo -o "$name.$kind.ptx" "$name.$kind.cu"
         "${annotate[@]}" "$name.$kind.cu" "$name.$kind.ptx"

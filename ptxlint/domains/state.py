@@ -1,6 +1,12 @@
-"""The abstract state at a program point: a value per register, the comparison that
-defined each predicate (for branch refinement), and the `.param` cells written by
-`st.param` (call sequences pass arguments and results through them).
+"""The abstract state at a program point: a value per register, the relational facts
+of some registers, and the `.param` cells written by `st.param` (call sequences pass
+arguments and results through them).
+
+Relational facts (`conds`, keyed by the register they describe) are of two kinds: the
+comparison that defined a predicate (`Condition`, for branch refinement) and the affine
+link of a data register to another register (`relation.Link`). Both read other
+registers, and both are dropped when the register they describe or a register they
+read is written; merges keep the facts both sides agree on.
 
 A register missing from `regs` is unknown and may differ between lanes (top), which
 is also what an uninitialised register holds. States are mutated in place while a
@@ -11,11 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .value import BOTTOM, TOP, Value
-
-#: Every register key some `Condition` ever mentioned: writing any other register cannot
-#: make a recorded comparison stale, so `State.assign` skips the scan for it.
-_MENTIONED: set = set()
-
 
 @dataclass(frozen=True, slots=True)
 class Condition:
@@ -38,7 +39,17 @@ class Condition:
         _MENTIONED.update((self.a, self.b, self.other))
 
     def mentions(self, key: str) -> bool:
-        return key in (self.a, self.b, self.other)
+        return key == self.a or key == self.b or key == self.other
+
+    # a comparison is a fact or not: two states keep it only when both record it
+    def leq(self, other: object) -> bool:
+        return self == other
+
+    def join(self, other: object) -> "Condition | None":
+        return self if self == other else None
+
+    def widen(self, other: object) -> "Condition | None":
+        return self.join(other)
 
     def inverted(self) -> "Condition":
         return Condition(self.op, self.a, self.b, self.width, self.signed, not self.negated,
@@ -46,6 +57,16 @@ class Condition:
 
 
 _MISSING = object()
+
+
+#: Every register some relational fact ever read: writing any other register cannot
+#: make a recorded fact stale, so `State.assign` skips the scan for it.
+_MENTIONED: set = set()
+
+
+def mention(*keys) -> None:
+    """Record that a fact reads these registers (see `_MENTIONED`)."""
+    _MENTIONED.update(keys)
 
 
 def _changed(mine: dict, theirs: dict) -> list:
@@ -75,11 +96,16 @@ class State:
     def copy(self) -> "State":
         return State(dict(self.regs), dict(self.conds), dict(self.params), self.unreachable)
 
+    def derived(self, regs: dict[str, Value]) -> "State":
+        """A state with other register values and the same facts and cells, shared (for
+        refinement, which writes registers only)."""
+        return State(regs, self.conds, self.params, self.unreachable)
+
     def __getitem__(self, key: str) -> Value:
         return self.regs.get(key, TOP)
 
     def assign(self, key: str, value: Value) -> None:
-        """Write a register; comparisons that read its old value no longer hold."""
+        """Write a register; facts about it or that read its old value no longer hold."""
         if self.log is not None:
             self.log.append(key)
         if value.is_top:
@@ -89,14 +115,14 @@ class State:
         conds = self.conds
         if conds:
             conds.pop(key, None)
-            if conds and key in _MENTIONED:
-                stale = [p for p, c in conds.items() if key == c.a or key == c.b or key == c.other]
-                for p in stale:
+            if conds and key in _MENTIONED:  # drop the facts that read the register
+                for p in [p for p, c in conds.items()
+                          if key == c.a or key == c.b or key == c.other]:
                     del conds[p]
 
     def replay(self, written: tuple, results: tuple, touched: tuple, outcomes: tuple) -> None:
         """`assign(k, v)` for each written register and result (None: unknown), then set
-        (or, for None, drop) the comparison of each touched register."""
+        (or, for None, drop) the fact of each touched register."""
         regs, conds = self.regs, self.conds
         for key, value in zip(written, results):
             if value is None:
@@ -106,9 +132,8 @@ class State:
             if conds:
                 conds.pop(key, None)
                 if conds and key in _MENTIONED:
-                    stale = [p for p, c in conds.items()
-                             if key == c.a or key == c.b or key == c.other]
-                    for p in stale:
+                    for p in [p for p, c in conds.items()
+                              if key == c.a or key == c.b or key == c.other]:
                         del conds[p]
         for key, c in zip(touched, outcomes):
             if c is None:
@@ -146,6 +171,8 @@ class State:
                 d = theirs_c.get(k)
                 if d is c or (d is not None and d == c):
                     conds[k] = c
+                elif d is not None and (j := c.join(d)) is not None:
+                    conds[k] = j  # links of one shape: the offsets join
         theirs_p = other.params
         if theirs_p is self.params:
             params = dict(theirs_p)
@@ -172,7 +199,17 @@ class State:
                 del regs[key]
             else:
                 regs[key] = w
-        return State(regs, dict(newer.conds), dict(newer.params))
+        conds = dict(newer.conds)
+        mine_c = self.conds
+        for key, c in newer.conds.items():
+            old_c = mine_c.get(key)
+            if old_c is not None and old_c is not c:
+                w_c = old_c.widen(c)
+                if w_c is None:
+                    del conds[key]
+                else:
+                    conds[key] = w_c
+        return State(regs, conds, dict(newer.params))
 
     def grown_by(self, incoming: "State") -> "State | None":
         """`self.join(incoming)`, or None when `incoming.leq(self)` (nothing new)."""
@@ -202,7 +239,7 @@ class State:
         if mine_c is not other.conds:
             for key, c in other.conds.items():
                 d = mine_c.get(key)
-                if d is not c and d != c:
+                if d is not c and (d is None or not d.leq(c)):
                     return False
         mine_p = self.params
         if mine_p is not other.params:

@@ -419,12 +419,15 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         """Upper bound of both that makes increasing chains stabilise.
 
         A bound that grows jumps to the next threshold in the direction of growth when
-        there is one. Without one it jumps to infinity only on a classic trigger: the set
-        would exceed WIDEN_MAX_SIZE elements, the step adds less than 20% new values, or
-        the bound passes +-WIDEN_MAX_BOUND; otherwise the grown bound is kept, so short
-        loops stay exact. Only the side that moved jumps. Termination: a kept bound grows
-        the element count by 20% and the count is capped, thresholds are finite, and the
-        stride can only shrink to a divisor.
+        there is one. Without one it jumps on a classic trigger: the set would exceed
+        WIDEN_MAX_SIZE elements, the step adds less than 20% new values, or the bound
+        passes +-WIDEN_MAX_BOUND; otherwise the grown bound is kept, so short loops stay
+        exact. A jump goes to infinity, or, when the thresholds include register-width
+        limits (`WIDTH_LIMITS`, which the caller adds for the registers a branch may
+        refine), to the next of those: the set then still is one 32- or 64-bit view, which
+        a comparison can narrow. Only the side that moved jumps. Termination: a kept
+        bound grows the element count by 20% and the count is capped, thresholds are
+        finite, and the stride can only shrink to a divisor.
         """
         if self.is_bottom:
             return other
@@ -435,13 +438,18 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
             return joined
         eager = self._widen_eagerly(joined)
         ts = sorted(set(thresholds))
+        limits = [t for t in ts if t in _LIMITS]
+        if limits:
+            ts = [t for t in ts if t not in _LIMITS]
         lo, hi = joined.lo, joined.hi
         if lo_grew and lo is not None:
             i = bisect.bisect_right(ts, lo)
-            lo = ts[i - 1] if i else (None if eager or lo < -WIDEN_MAX_BOUND else lo)
+            lo = ts[i - 1] if i else (_below(limits, lo) if eager or lo < -WIDEN_MAX_BOUND
+                                      else lo)
         if hi_grew and hi is not None:
             i = bisect.bisect_left(ts, hi)
-            hi = ts[i] if i < len(ts) else (None if eager or hi > WIDEN_MAX_BOUND else hi)
+            hi = ts[i] if i < len(ts) else (_above(limits, hi) if eager or hi > WIDEN_MAX_BOUND
+                                            else hi)
         return self._new(lo, hi, joined.stride, joined.residue)
 
     def _widen_eagerly(self, joined: StridedInterval) -> bool:
@@ -515,6 +523,33 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
     def _envelope(self, low: int, high: int, span: int) -> StridedInterval:
         return self._new(low, high, gcd(self.stride, span), self.anchor())
 
+    def restrict(self, readings: StridedInterval, w: int, signed: bool) -> StridedInterval:
+        """The elements of ``self`` whose w-bit reading in the view lies in ``readings``
+        (a set of that view, e.g. a `refine` result), kept in ``self``'s own view.
+
+        ``self.meet(readings)`` is right only when ``self`` is in the same view: a set of
+        signed readings {-4..4} met with the unsigned readings {100..255} would lose the
+        bit patterns of -4..-1. Here a set in the other view meets ``readings`` re-read
+        piecewise (exact); a set in neither view (wider than 2^w) is kept unless it is
+        closed under adding 2^w (top, a congruence class dividing 2^w), which any
+        reading's representatives then belong to.
+        """
+        if readings.is_bottom or self.is_bottom:
+            return type(self).bottom()
+        if self.fits(w, signed):
+            return self.meet(readings)
+        if self.fits(w, not signed):
+            span = 1 << w
+            # the readings both views share stay; the others move by 2^w
+            low, high = view_range(w, not signed)
+            shared = readings.clip(low, high)
+            moved = readings.clip(high + 1, None).shift(-span) if signed is False else \
+                readings.clip(None, low - 1).shift(span)
+            return self.meet(shared).join(self.meet(moved))
+        if self.lo is None and self.hi is None and (1 << w) % self.stride == 0:
+            return self.meet(readings)
+        return self
+
     def as_unsigned(self, w: int) -> StridedInterval:
         return self.wrap(w, False)
 
@@ -572,6 +607,24 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         return self
 
 
+#: Where widening may jump before infinity: the bounds of the 32- and 64-bit views. A
+#: counter widened to 2^31 - 1 rather than +inf is still a set of 32-bit readings, which
+#: the loop's exit comparison can narrow (`restrict`); a half-line is in no view.
+WIDTH_LIMITS = (-(1 << 63), -(1 << 31), (1 << 31) - 1, (1 << 32) - 1, (1 << 63) - 1,
+                (1 << 64) - 1)
+_LIMITS = frozenset(WIDTH_LIMITS)
+
+
+def _above(limits: list[int], x: int) -> int | None:
+    i = bisect.bisect_left(limits, x)
+    return limits[i] if i < len(limits) else None
+
+
+def _below(limits: list[int], x: int) -> int | None:
+    i = bisect.bisect_right(limits, x)
+    return limits[i - 1] if i else None
+
+
 def _canonical_op(op: str, signed: bool) -> tuple[str, bool]:
     """Map PTX's unsigned spellings (lo ls hi hs) onto lt le gt ge."""
     if op in _UNSIGNED_ALIASES:
@@ -590,6 +643,6 @@ StridedInterval._new = staticmethod(lru_cache(maxsize=_CACHE_LIMIT)(StridedInter
 # and refinements, remembered (`memoized`).
 for _name in ("add", "sub", "neg", "mul", "mul_hi", "mul_wide", "mad", "abs", "min", "max",
               "div", "rem", "addc", "add_carry", "selp", "cvt", "and_", "or_", "xor", "not_",
-              "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "cmp", "refine"):
+              "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "cmp", "refine", "restrict"):
     setattr(StridedInterval, _name, memoized(getattr(StridedInterval, _name), exact=True))
 del _name

@@ -198,6 +198,14 @@ class Value:
         """Restrict the value set (branch refinement); keeps the other components."""
         return Value(self.si.meet(si), self.aff, self.cong, self.region).reduce()
 
+    def restrict(self, readings: SI, w: int, signed: bool) -> "Value":
+        """Keep the values whose (w, signed) reading lies in `readings` (branch
+        refinement: the set is re-read in this value's own view, `SI.restrict`)."""
+        si = self.si.restrict(readings, w, signed)
+        if si is self.si:
+            return self
+        return Value(si, self.aff, self.cong, self.region).reduce()
+
     def absolute(self, region: Region | None = None, align: int = 1) -> "Value":
         """This value as an absolute address in `region` (whose object is unknown):
         the lane coefficients stay, the uniform base becomes unknown."""
@@ -265,7 +273,7 @@ def _align_bits(n: int) -> int:
 
 
 # Joins and refinements of register values, remembered (`strided.memoized`).
-for _name in ("join", "leq", "meet_si", "varying"):
+for _name in ("join", "leq", "meet_si", "restrict", "varying"):
     setattr(Value, _name, memoized(getattr(Value, _name)))
 del _name
 

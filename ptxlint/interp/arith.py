@@ -18,6 +18,7 @@ from ..domains.value import Value
 from ..ir.instructions.integer import (Abs, Add, Addc, Div, Mad, Mad24, Madc, Max, Min, Mul,
                                        Mul24, Neg, Rem, Sad, Sub, Subc)
 from . import arith_bits, arith_compare, arith_move  # noqa: F401 - they register themselves
+from . import links
 from .arith_values import (add_values, exact, full_result, mul_values, mul_wide_values,
                            neg_value, numeric_result, opaque_form, plain, read, sub_values,
                            view)
@@ -66,6 +67,8 @@ def add_sub(insn, s, ctx: Ctx) -> None:
         v = numeric_result(op(y.si, w, signed, sat=True), (x, y), ctx, w)
     else:
         v = (add_values if is_add else sub_values)(a, b, w, signed, ctx)
+        if not is_add and (diff := links.difference(s, insn.a, insn.b, a, b, w)) is not None:
+            v = v.restrict(*diff)  # `a - min(a, c)`: a bound on b says it cannot wrap
     if insn.writes_carry:
         flag = x.si.add_carry(y.si, w) if is_add else borrow_out(x.si, y.si, w)
         _write_carry(s, flag, (x, y), ctx)
@@ -202,6 +205,8 @@ def lifted_binary(insn, s, ctx: Ctx) -> None:
     if "relu" in insn.mods:
         si = si.max(SI.const(0), w, signed)
     assign(insn.dests[0], numeric_result(si, (x, y), ctx, w), s)
+    if name in ("min", "max"):
+        links.record_bound(insn, s, ctx)  # min(a, c) <= a: `a - min(a, c)` cannot wrap
 
 
 @transfers(Abs, Neg)

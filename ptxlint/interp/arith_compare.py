@@ -22,17 +22,18 @@ import math
 import struct
 
 from ..domains.lattice import Tri
-from ..domains.state import Condition
+from ..domains.state import Condition, State
 from ..domains.strided import StridedInterval as SI
 from ..domains.strided import wrap_int
-from ..domains.value import Value, tri_of
+from ..domains.value import BOTTOM, Value, tri_of
 from ..ir.instructions.compare import Selp, Set, Setp, Slct
 from ..ir.instructions.floating import Testp
 from ..ir.operands import Immediate, Negated, Operand, Register
 from ..ir.types import DataType, lookup
 from .arith_values import plain, pred_not, pred_value, read, view
 from .context import Ctx
-from .transfer import assign, transfers
+from .refine import assume_cached
+from .transfer import assign, reads_state, transfers
 
 INT_COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"})
 _SIGNED_FORM = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
@@ -219,14 +220,57 @@ def _same_operand(x: Operand | None, y: Operand | None) -> bool:
     return x is not None and x == y and isinstance(x, (Register, Immediate))
 
 
+def _may_refine(insn, ctx: Ctx) -> bool:
+    return ctx.relations is not None and ctx.relations.selp_may_refine(insn)
+
+
+@reads_state(_may_refine)
 @transfers(Selp)
 def selp(insn, s, ctx: Ctx) -> None:
-    """selp.type d, a, b, c: d = c ? a : b."""
+    """selp.type d, a, b, c: d = c ? a : b, each read where c has its truth (a where c's
+    comparison holds: `i + 1 < 624 ? &s[i + 1] : &s[0]` selects an address in bounds)."""
     w, signed = view(insn.type)
     a, b = read(insn.a, s, ctx, w, signed), read(insn.b, s, ctx, w, signed)
     c = read(insn.predicate, s, ctx, 1)
-    v = select(tri_of(c), c.is_uniform, a, b, _same_operand(insn.a, insn.b))
-    assign(insn.dests[0], v, s)
+    truth, same = tri_of(c), _same_operand(insn.a, insn.b)
+    if truth is Tri.MAYBE and not same:
+        a = _under(insn, insn.a, True, s, ctx, a, w, signed)
+        b = _under(insn, insn.b, False, s, ctx, b, w, signed)
+    assign(insn.dests[0], select(truth, c.is_uniform, a, b, same), s)
+
+
+def _compared(s, key: str, depth: int = 0) -> set[str]:
+    """The registers the comparison recorded for predicate `key` reads (through
+    `and`/`or` of predicates)."""
+    c = s.conds.get(key)
+    if c.__class__ is not Condition or depth > 4:
+        return set()
+    out = {x for x in (c.a, c.b) if isinstance(x, str)}
+    if c.op in ("and", "or") or c.other is not None:
+        for x in (*out, c.other):
+            if isinstance(x, str):
+                out |= _compared(s, x, depth + 1)
+    return out
+
+
+def _under(insn, op: Operand | None, truth: bool, s, ctx: Ctx, v: Value, w: int,
+           signed: bool) -> Value:
+    """Operand `op` of `insn` where its predicate is `truth` (bottom: never)."""
+    p = insn.predicate
+    if isinstance(p, Negated):
+        p, truth = p.operand, not truth
+    if not isinstance(op, Register) or not isinstance(p, Register) or \
+            s.conds.get(p.key).__class__ is not Condition or not _may_refine(insn, ctx) or \
+            ctx.relations.near_local(insn, op.key).isdisjoint(_compared(s, p.key)):
+        return v  # nothing the comparison narrows reaches the operand
+    st = s.derived(dict(s.regs))  # refinement writes registers only
+    if not assume_cached(ctx.refinements, (id(insn), truth), st, p.key, truth, ctx.linked):
+        return BOTTOM
+    # the operand may be computed from what the comparison read: `&s[i + 1]`, `i + 1 < n`
+    if ctx.relations is not None and \
+            ctx.relations.narrow_local(st, (op.key,), insn, ctx) is None:
+        return BOTTOM
+    return read(op, st, ctx, w, signed)
 
 
 def _f32_nonnegative(bits: int, ftz: bool) -> bool:

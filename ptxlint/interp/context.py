@@ -11,6 +11,7 @@ from ..ir.module import Function, Module, Variable
 
 if TYPE_CHECKING:
     from ..launch import LaunchConfig
+    from .relations import Relations
 
 # cudaMalloc returns 256-byte aligned buffers; assumed for pointer parameters (a note
 # says so wherever an alignment proof depends on it).
@@ -24,6 +25,11 @@ class Ctx:
     launch: "LaunchConfig | None" = None
     bounds: ThreadBounds = HARDWARE
     notes: dict[int, tuple[Instruction, str]] = field(default_factory=dict)  # id(insn) -> note
+    # refinements a transfer function makes on a copy of the state (`selp`), remembered
+    # as the worklist remembers those of its edges (`refine.assume_cached`)
+    refinements: dict = field(default_factory=dict)
+    relations: "Relations | None" = None  # set by the interpreter (`relations.Relations`)
+    linked: set[str] = field(default_factory=set)  # registers some state fact `Link` reads
     _variables: dict[str, Variable] | None = None
 
     def note(self, insn: Instruction, message: str) -> None:

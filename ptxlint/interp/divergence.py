@@ -11,6 +11,14 @@ varying after it (but not at the loop head, which only the staying lanes reach).
 branch divergent, it marks those registers varying at those merge points. Marking every
 register defined in the region (not only those defined on some paths) over-approximates
 the phi nodes of the classic formulation, which is sound.
+
+Refinement is the other way a branch makes its arms differ: each edge narrows the
+predicate (and the registers its comparison read) to what holds on that arm, often one
+value, which `reduce` reads as uniform among the arm's lanes (`%p` is 1 on one arm, 0 on
+the other). Where the arms of a divergent branch meet, a register that was not uniform
+at the branch but is uniform after the join is made varying again (the interpreter
+records which registers each divergent branch's edges narrowed). A register uniform at
+the branch stays uniform: narrowing it changed no lane's value.
 """
 from __future__ import annotations
 
@@ -45,8 +53,6 @@ class SyncDependence:
             reached = [self._region(s, stop) for s in block.succs if s != stop]
             region = set().union(*reached)
             defs = frozenset().union(*(block_defs[b] for b in region))
-            if not defs:
-                continue
             # paths from different arms meet here (a loop head reached only through the
             # arm that stays in the loop is not such a point: the lanes there agree)
             merges = {b for b in region if len(cfg.blocks[b].preds) > 1
@@ -76,3 +82,7 @@ class SyncDependence:
             if branch in divergent:
                 out |= defs
         return out
+
+    def branches_at(self, merge: int, divergent: set[int]) -> list[int]:
+        """The divergent branches whose arms meet at `merge`."""
+        return [branch for branch, _ in self.at_merge.get(merge, ()) if branch in divergent]

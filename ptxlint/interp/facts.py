@@ -13,7 +13,7 @@ from ..domains.lattice import Tri
 from ..domains.state import State
 from ..domains.value import Value, tri_of
 from ..ir.instruction import Instruction
-from ..ir.operands import Address, Bracketed
+from ..ir.operands import Address, Bracketed, registers_in
 from ..ir.traits import MemoryAccess
 from .context import Ctx
 from .refine import assume
@@ -48,6 +48,7 @@ class Facts:
         self.in_states = in_states
         self.divergent = divergent
         self._interp = interpreter
+        self._narrowed: dict[int, tuple] = {}  # id(access) -> (access, `narrowed`)
 
     @property
     def function(self):
@@ -96,7 +97,7 @@ class Facts:
                 if guard is Tri.FALSE:
                     continue
                 refined = state.copy()
-                if not assume(refined, key, not insn.guard.negated):
+                if not assume(refined, key, not insn.guard.negated, self.ctx.linked):
                     continue
             else:
                 refined = state.copy()
@@ -105,6 +106,29 @@ class Facts:
                 continue
             out.append(Access(insn, b, value, refined, guard, uniform))
         return out
+
+    def narrowed(self, acc: Access) -> Access | None:
+        """`acc` with its address registers narrowed by the relations holding there (an
+        address computed before the guard that bounds its index: `relations.py`); None
+        when they say no execution gets there. Asked only where the address as computed
+        would be out of bounds, which is rare: a small fixed point per access."""
+        hit = self._narrowed.get(id(acc))
+        if hit is None:
+            hit = self._narrowed[id(acc)] = (acc, self._narrow(acc))
+        return hit[1]
+
+    def _narrow(self, acc: Access) -> Access | None:
+        relations, insn = self.ctx.relations, acc.insn
+        keys = [r.key for op in insn.operands if isinstance(op, (Address, Bracketed))
+                for r in registers_in(op)]
+        if relations is None or not keys:
+            return acc
+        state = acc.state.copy()
+        changed = relations.narrow(state, keys, relations.before(insn), self.ctx)
+        if not changed:
+            return None if changed is None else acc
+        value = address_value(insn.address, state, self.ctx)
+        return Access(insn, acc.block, value, state, acc.guard, acc.guard_uniform)
 
     def branch_is_divergent(self, block: int) -> bool:
         return block in self.divergent

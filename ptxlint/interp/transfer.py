@@ -36,6 +36,16 @@ def transfers(*classes: type) -> Callable[[Transfer], Transfer]:
     return register
 
 
+def reads_state(when: Callable[[Instruction, Ctx], bool]) -> Callable[[Transfer], Transfer]:
+    """Mark a transfer function that, for the instructions `when(insn, ctx)` accepts,
+    reads registers its operands do not name (`selp` refines its operands by the
+    predicate's comparison): those are never replayed from a memo."""
+    def mark(fn: Transfer) -> Transfer:
+        fn.reads_state = when  # type: ignore[attr-defined]
+        return fn
+    return mark
+
+
 def transfer_for(cls: type) -> Transfer | None:
     hit = _by_class.get(cls, False)
     if hit is False:

@@ -1,15 +1,16 @@
 """The fixpoint: a worklist over basic blocks in reverse postorder.
 
 - States join at merge points; at a loop head the first `join_visits` visits join,
-  later ones widen, to thresholds read from the loop's exit comparisons (so a loop
-  `for (i = tid; i < n; i += 256)` keeps `i < n` rather than jumping to infinity);
-  a head visited `max_visits` times goes to top (termination by construction).
+  later ones widen, to thresholds read from the loop's exit comparisons and links (so
+  a loop `for (i = tid; i < n; i += 256)` keeps `i < n` rather than jumping to
+  infinity; `loops.thresholds`); a head visited `max_visits` times goes to top
+  (termination by construction). Edges into a loop link its counters (`loops.py`).
 - One descending (narrowing) pass follows, recomputing every block from its
   predecessors, which recovers bounds that widening overshot.
 - Each edge of a conditional branch refines the state by the branch predicate
   (`refine.assume`); an infeasible edge carries nothing.
-- Where lanes of a divergent branch rejoin, registers written under the branch
-  become varying (`divergence.SyncDependence`).
+- Where lanes of a divergent branch rejoin, registers written under the branch, and
+  those its edges narrowed, become varying (`divergence.SyncDependence`).
 - Guarded instructions run on a state refined by the guard; when the guard may be
   false, results join with the old values, and a non-uniform guard makes them varying.
 - A time budget per function raises `BudgetExceeded`; the caller reports it.
@@ -22,16 +23,20 @@ from dataclasses import dataclass
 
 from ..cfg import CFG, is_brx
 from ..domains.lattice import Tri
+from ..domains.relation import Link
 from ..domains.state import State
 from ..domains.value import tri_of
 from ..ir.instruction import Instruction
+from ..ir.instructions.integer import Add, Sub
 from ..ir.operands import Expression, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
 from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
 from .arith import CARRY
 from .context import Ctx
 from .divergence import SyncDependence
-from .refine import assume, assume_cached
+from .loops import LoopCounters, counter_step, counters_linked, shifted, thresholds
+from .refine import assume, assume_cached, written_keys
+from .relations import Relations
 from .transfer import transfer_for, unmodelled
 
 #: Modules whose transfer functions read and write registers only (never .param cells).
@@ -51,28 +56,35 @@ class BudgetExceeded(Exception):
     pass
 
 
-# how an instruction runs (`_plan`)
-_PLAIN, _CALL, _CONTROL = "plain", "call", "control"
+_NOTHING: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+_COUNTING = (Add, Sub)
+# how an instruction runs (`_plan`); a stateful one reads registers beyond its operands,
+# a counter update (`i += c`) also shifts the links that read i
+_PLAIN, _CALL, _CONTROL, _STATEFUL, _COUNTER = "plain", "call", "control", "stateful", "counter"
 _NO_REGISTERS = (Immediate, Symbol, Expression)
 # instruction class -> (kind, transfer function, whether .param cells matter); transfer
 # functions are registered at import, before any analysis
 _CLASS_PLANS: dict[type, tuple] = {}
 
 
-def _plan(insn: Instruction) -> tuple:
+def _plan(insn: Instruction, ctx: Ctx) -> tuple:
     """(kind, transfer function or None, registers it may read, whether .param cells
-    matter). A transfer function may read the registers the operands and the guard name
+    matter, the `counter_step` of a counter update or None). A transfer function may read
+    the registers the operands and the guard name
     and the carry flag (`add.cc`, `addc`...); the `arith*` families compute on registers
     only, while loads, stores and the rest may also read .param cells."""
     cls = insn.__class__
     by_class = _CLASS_PLANS.get(cls)
     if by_class is None:
+        fn = transfer_for(cls)
         kind = _CALL if isinstance(insn, Call) else \
             _CONTROL if isinstance(insn, (Branch, Terminator)) else _PLAIN
-        fn = transfer_for(cls)
         registers_only = fn is not None and fn.__module__.startswith(_REGISTER_ONLY) \
             and not isinstance(insn, MemoryAccess)
-        by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only)
+        # per instruction: whether it may read more than its operands, or count
+        special = getattr(fn, "reads_state", None) if kind is _PLAIN else None
+        counts = kind is _PLAIN and issubclass(cls, _COUNTING)
+        by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only, special, counts)
     keys = []
     for op in insn.operands:
         if op.__class__ is Register:
@@ -82,8 +94,12 @@ def _plan(insn: Instruction) -> tuple:
     if insn.guard is not None:
         keys.append(insn.guard.register.key)
     keys.append(CARRY)
-    kind, fn, with_params = by_class
-    return kind, fn, tuple(dict.fromkeys(keys)), with_params
+    kind, fn, with_params, special, counts = by_class
+    if special is not None and special(insn, ctx):
+        kind = _STATEFUL
+    elif counts and (counter := counter_step(insn)) is not None:
+        return _COUNTER, fn, tuple(dict.fromkeys(keys)), with_params, counter
+    return kind, fn, tuple(dict.fromkeys(keys)), with_params, None
 
 
 class Interpreter:
@@ -96,7 +112,13 @@ class Interpreter:
         self.deadline = deadline if deadline is not None else \
             time.perf_counter() + params.time_budget
         self.sync = SyncDependence(cfg)
+        ctx.relations = Relations(cfg)
         self.divergent: set[int] = set()
+        # divergent branch block -> registers its edges narrowed (`_note_refined`)
+        self.refined: dict[int, set[str]] = {}
+        self.refined_version = 0
+        self._taint_cache: dict[int, tuple] = {}  # block -> (version, `_taints`)
+        self._noted: dict[object, object] = {}  # edge -> the refinement `_note_refined` saw
         self.in_states: list[State | None] = [None] * len(cfg.blocks)
         self.out_states: list[State | None] = [None] * len(cfg.blocks)
         self.visits = [0] * len(cfg.blocks)
@@ -105,6 +127,10 @@ class Interpreter:
         self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
         self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
+        self.loops = LoopCounters(cfg)
+        heads = cfg.loop_heads  # block -> whether an edge from it enters a loop
+        self._enters = [any(s in heads and b not in cfg._loops[s].body for s in blk.succs)
+                        for b, blk in enumerate(cfg.blocks)]
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
 
@@ -125,7 +151,10 @@ class Interpreter:
                     queued.add(succ)
                     heapq.heappush(queue, (self._order[succ], succ))
         for _ in range(self.params.narrowing_passes):
-            self._narrow()
+            version = -1
+            while version != self.refined_version:  # a merge point was computed too early
+                version = self.refined_version  # (the sets only grow: this ends)
+                self._narrow()
         self._edges.clear()
         return self.in_states
 
@@ -148,11 +177,34 @@ class Interpreter:
 
     def _entry_state(self, b: int) -> State:
         state = self.in_states[b].copy()
-        for key in self.sync.tainted(b, self.divergent):
-            v = state.regs.get(key)
+        if not self.divergent or b not in self.sync.at_merge:
+            return state
+        regs = state.regs
+        tainted, refined = self._taints(b)
+        for key in tainted:
+            v = regs.get(key)
             if v is not None and not v.aff.is_top:
-                state.regs[key] = v.varying()
+                regs[key] = v.varying()
+        for key in refined:
+            v = regs.get(key)
+            if v is not None and v.is_uniform and not v.is_bottom:
+                regs[key] = v.varying()
         return state
+
+    def _taints(self, b: int) -> tuple[set[str], set[str]]:
+        """(registers written, registers narrowed) under the divergent branches whose
+        arms meet at b: varying on entry to b (the latter only where uniform)."""
+        if b not in self.sync.at_merge:
+            return _NOTHING
+        version = (len(self.divergent), self.refined_version)
+        hit = self._taint_cache.get(b)
+        if hit is None or hit[0] != version:
+            refined: set[str] = set()
+            for branch in self.sync.branches_at(b, self.divergent):
+                refined |= self.refined.get(branch, set())
+            hit = self._taint_cache[b] = (version, self.sync.tainted(b, self.divergent),
+                                          refined)
+        return hit[1], hit[2]
 
     def _merge(self, succ: int, incoming: State) -> bool:
         old = self.in_states[succ]
@@ -167,7 +219,7 @@ class Interpreter:
             if visits >= self.params.max_visits:
                 new = State(params={})  # give up on this loop: everything unknown
             elif visits >= self.params.join_visits:
-                new = old.widen(new, self._thresholds(succ))
+                new = old.widen(new, thresholds(self.cfg, self.out_states, succ, new))
         self.in_states[succ] = new
         return True
 
@@ -175,7 +227,7 @@ class Interpreter:
         """One descending pass: recompute each block from its predecessors."""
         # edge states of a block, kept while its out-state stays the same object
         cached = self._edges
-        divergent = len(self.divergent)
+        divergent = (len(self.divergent), self.refined_version)
         for b in self.cfg.rpo():
             if b == self.cfg.entry or self.in_states[b] is None:
                 continue
@@ -195,8 +247,8 @@ class Interpreter:
             # At the fixpoint every out-state is its block's in-state interpreted; when the
             # recomputed in-state is the same (and no branch turned divergent since), so is
             # the out-state, and the block need not be interpreted again.
-            if self.out_states[b] is not None and len(self.divergent) == divergent \
-                    and incoming == self.in_states[b]:
+            if self.out_states[b] is not None and incoming == self.in_states[b] \
+                    and (len(self.divergent), self.refined_version) == divergent:
                 continue
             self.in_states[b] = incoming
             self.out_states[b] = self.interpret_block(b, self._entry_state(b))
@@ -211,7 +263,7 @@ class Interpreter:
     def step(self, insn: Instruction, s: State) -> None:
         plan = self._plans.get(id(insn))
         if plan is None:
-            plan = self._plans[id(insn)] = _plan(insn)
+            plan = self._plans[id(insn)] = _plan(insn, self.ctx)
         guard = insn.guard
         if guard is None:
             self._run(insn, plan, s)
@@ -243,14 +295,21 @@ class Interpreter:
         """Run one instruction (guards aside) on `s`."""
         plan = self._plans.get(id(insn))
         if plan is None:
-            plan = self._plans[id(insn)] = _plan(insn)
+            plan = self._plans[id(insn)] = _plan(insn, self.ctx)
         self._run(insn, plan, s)
 
     def _run(self, insn: Instruction, plan: tuple, s: State) -> None:
-        kind, fn, keys, with_params = plan
+        kind, fn, keys, with_params, counter = plan
         if kind is _CALL and self.calls is not None:
             self.calls.apply(insn, s, self.ctx, self.deadline)
             return
+        if kind is _COUNTER:
+            key, step, w = counter
+            conds = s.conds
+            if conds and (key in self.ctx.linked or conds.get(key).__class__ is Link):
+                self._count(insn, (_PLAIN, fn, keys, with_params, None), s, key, step, w)
+                return
+            kind = _PLAIN
         if kind is not _PLAIN or not self.params.memoize:
             if fn is None:
                 unmodelled(insn, s, self.ctx)
@@ -293,10 +352,24 @@ class Interpreter:
                                 tuple(map(conds.get, touched)),
                                 None if not with_params or params == before else dict(params))
 
+    def _count(self, insn: Instruction, plan: tuple, s: State, key: str, step: int,
+               w: int) -> None:
+        """`i += c` with links reading i: they shift by the step instead of ending
+        (`loops.shifted`), and i's own link bounds its new value."""
+        kept = shifted(s, key, step, w)
+        self._run(insn, plan, s)
+        for d, link in kept:
+            if d == key:
+                b = None if link.b is None else s[link.b].si
+                v = s[key].restrict(link.forward(s[link.a].si, b), link.w, link.signed)
+                if not v.is_bottom:
+                    s.regs[key] = v
+        s.conds.update(kept)
+
     def _assume(self, slot: object, s: State, key: str, truth: bool) -> bool:
         if self.params.memoize:
-            return assume_cached(self._refined, slot, s, key, truth)
-        return assume(s, key, truth)
+            return assume_cached(self._refined, slot, s, key, truth, self.ctx.linked)
+        return assume(s, key, truth, self.ctx.linked)
 
     def edges(self, b: int, out: State) -> list[tuple[int, State]]:
         """Successor states, refined by the branch predicate on each edge."""
@@ -306,7 +379,8 @@ class Interpreter:
         if term is None or term.guard is None or len(succs) < 2:
             if term is not None and is_brx(term):
                 self._note_divergence(b, term, out)
-            return [(s, out) for s in succs]
+            edges = [(s, out) for s in succs]
+            return self._entering_loops(b, edges) if self._enters[b] else edges
         key = term.guard.register.key
         if not out[key].is_uniform:
             self._note_divergence(b, term, out, force=True)
@@ -321,7 +395,51 @@ class Interpreter:
             holds = s == taken_block
             if self._assume((b, s), st, key, holds != term.guard.negated):
                 result.append((s, st))
-        return result
+        if b in self.divergent:
+            self._note_refined(b, out, result)
+        return self._entering_loops(b, result) if self._enters[b] else result
+
+    def _entering_loops(self, b: int, edges: list[tuple[int, State]]) -> list[tuple[int, State]]:
+        """Edges from b into a loop carry the loop's counters linked (`loops.py`)."""
+        heads = self.cfg.loop_heads
+        for i, (succ, st) in enumerate(list(edges)):
+            if succ in heads and b not in self.cfg._loops[succ].body:
+                counters, compared = self.loops.counters(succ)
+                if counters:
+                    linked = counters_linked(st, counters, compared)
+                    if linked is not st:
+                        edges[i] = (succ, linked)
+                        self.ctx.linked.update(c[0] for c in counters)
+        return edges
+
+    def _note_refined(self, b: int, out: State, edges: list[tuple[int, State]]) -> None:
+        """Record the registers the edges of divergent branch b narrowed from a varying
+        value to a uniform one (one value among the arm's lanes): where its arms meet,
+        they must not look uniform, each arm may hold another value. A register found
+        only by the narrowing pass (narrower states) makes `run` narrow again."""
+        before = out.regs
+        seen = self.refined.setdefault(b, set())
+        grew = False
+        for s, st in edges:
+            if self.params.memoize:
+                last = self._refined.get((b, s))
+                if self._noted.get((b, s)) is last:
+                    continue  # the same refinement as last time: nothing new
+                self._noted[(b, s)] = last
+                keys = written_keys(self._refined, (b, s))
+            else:
+                keys = [k for k, v in st.regs.items() if before.get(k) is not v]
+            regs = st.regs
+            for key in keys:
+                if key not in seen:
+                    new, old = regs.get(key), before.get(key)
+                    if new is not None and new.is_uniform and \
+                            (old is None or not old.is_uniform):
+                        seen.add(key)
+                        grew = True
+        if grew:
+            self.refined_version += 1
+            self.requeue |= self.sync.merges_of.get(b, set())
 
     def _note_divergence(self, b: int, term: Instruction, out: State, force: bool = False) -> None:
         if not force:  # brx.idx: divergent when its index is not uniform
@@ -331,27 +449,3 @@ class Interpreter:
         if b not in self.divergent:
             self.divergent.add(b)
             self.requeue |= self.sync.merges_of.get(b, set())
-
-    # ---- widening thresholds ---------------------------------------------------------------
-    def _thresholds(self, head: int) -> dict[str, tuple[int, ...]]:
-        """Candidate bounds for each register compared by a branch in the loop."""
-        loop = self.cfg._loops.get(head)
-        blocks = loop.body if loop is not None else (head,)
-        found: dict[str, set[int]] = {}
-        for b in blocks:
-            term = self.cfg.blocks[b].terminator
-            out = self.out_states[b]
-            if term is None or term.guard is None or out is None:
-                continue
-            cond = out.conds.get(term.guard.register.key)
-            if cond is None:
-                continue
-            for mine, theirs in ((cond.a, cond.b), (cond.b, cond.a)):
-                if not isinstance(mine, str):
-                    continue
-                other = out[theirs] if isinstance(theirs, str) else None
-                bounds = [theirs] if isinstance(theirs, int) else \
-                    [x for x in (other.si.lo, other.si.hi) if x is not None]
-                found.setdefault(mine, set()).update(
-                    y for x in bounds for y in (x - 1, x, x + 1))
-        return {k: tuple(sorted(v)) for k, v in found.items()}

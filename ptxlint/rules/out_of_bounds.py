@@ -87,6 +87,20 @@ def memory_sites(facts: Facts) -> Iterator[Site]:
             yield Site(acc, insn.space, acc.address)
 
 
+def narrowed(facts: Facts, site: Site) -> Site | None:
+    """`site` with its address narrowed by the relations that hold at the access (an
+    address computed before the guard that bounds its index); None when they say no
+    execution reaches it."""
+    acc = facts.narrowed(site.access)
+    if acc is None or acc is site.access:
+        return None if acc is None else site
+    if site.operand == "source":
+        address = address_value(site.insn.src_address, acc.state, facts.ctx)
+    else:
+        address = acc.address
+    return Site(acc, site.space, address, site.operand)
+
+
 def declaration(rc: RuleContext, name: str, insn: Instruction) -> Variable | None:
     """The variable `name` as `insn` sees it. Call sequences redeclare `param0` and
     `retval0` in every `{ }` block with different sizes, and `Ctx.variable` keeps one
@@ -327,7 +341,15 @@ class ThresholdSearch:
                 if r is None or site.address.region is None or r.obj != site.address.region.obj:
                     return None
                 bounds = path_bounds(other.access.state, facts.ctx.bounds)
-                return is_clean(*touched(offsets(other, bounds), other.width), size)
+                if is_clean(*touched(offsets(other, bounds), other.width), size):
+                    return True
+                better = narrowed(facts, other)
+                if better is None:
+                    return True
+                if better is other:
+                    return False
+                bounds = path_bounds(better.access.state, facts.ctx.bounds)
+                return is_clean(*touched(offsets(better, bounds), better.width), size)
         return True  # unreachable with this value
 
     def threshold(self, site: Site, size: int) -> tuple[str, int] | None:
@@ -446,6 +468,12 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR):
                 continue
             verdict = judge(rc, site, size)
             if verdict.kind != "clean":
+                better = narrowed(rc.facts, site)  # a guard after the address may bound it
+                if better is None:
+                    continue
+                if better is not site:
+                    site, verdict = better, judge(rc, better, size)
+            if verdict.kind != "clean":
                 yield self._report(rc, site, r.obj, size, source, verdict, search)
 
     def _report(self, rc: RuleContext, site: Site, obj: str, size: int, source: str,
@@ -527,5 +555,5 @@ def bad_range(lo: int | None, hi: int | None, size: int) -> tuple[int | None, in
     return lo, hi
 
 
-__all__ = ["OutOfBounds", "Site", "memory_sites", "declaration", "object_size",
+__all__ = ["OutOfBounds", "Site", "memory_sites", "narrowed", "declaration", "object_size",
            "spaces_agree", "with_severity", "judge", "Verdict"]

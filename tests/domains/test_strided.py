@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from ptxlint.domains import StridedInterval as SI
 from ptxlint.domains import Tri
+from ptxlint.domains.strided import WIDTH_LIMITS
 
-from .strategies import RNG, WINDOW, intervals, members, same_on_window, view
+from .strategies import RNG, WINDOW, holds_bits, intervals, members, same_on_window, view
 
 # -------------------------------------------------------------------------- normal form
 
@@ -87,7 +88,7 @@ def test_join_covers_both(a, b):
 
 THRESHOLDS = st.lists(st.integers(-600, 600), max_size=4)
 #: keep steps grow the set by 20% up to 1024 elements (<= 38), each side passes each
-#: threshold and infinity once, the stride shrinks to a divisor (<= 11 times at 8 bits)
+#: threshold (width limits among them) and infinity once, the stride shrinks to a divisor (<= 11 times at 8 bits)
 #: and bottom turns into a value once.
 def max_widenings(thresholds) -> int:
     return 38 + 2 * (len(thresholds) + 1) + 11 + 1
@@ -136,6 +137,12 @@ def test_short_loop_stays_exact_with_threshold():
 def test_widen_jumps_only_the_side_that_moved():
     old, new = SI.range(0, 1000), SI.range(0, 1001)  # < 20% growth: trigger
     assert old.widen(new) == SI.range(0, None)
+    # with the width limits offered, the next one instead of infinity
+    assert old.widen(new, WIDTH_LIMITS) == SI.range(0, 2**31 - 1)
+    top32 = SI.range(0, 2**32 - 1)
+    assert top32.widen(SI.range(0, 2**32), WIDTH_LIMITS) == SI.range(0, 2**63 - 1)
+    assert SI.range(0, 2**64 - 1).widen(SI.range(0, 2**64), WIDTH_LIMITS) == SI.range(0, None)
+    assert old.widen(SI.range(0, 1001), (2000, *WIDTH_LIMITS)) == SI.range(0, 2000)
     assert old.widen(SI.range(-1, 1000), thresholds=[-64]) == SI.range(-64, 1000)
     assert SI.range(0, 4, 4).widen(SI.range(0, 8, 4)) == SI.range(0, 8, 4)  # small: kept
 
@@ -198,6 +205,30 @@ def test_cmp_and_refine_sound(op, w, data):
             holds = CMP[op](vx, vy)
             assert answer is not (Tri.FALSE if holds else Tri.TRUE), (x, y)
             assert (if_true if holds else if_false).contains(vx), (x, y)
+
+
+@pytest.mark.parametrize("w", [8, 16])
+@given(data=st.data())
+def test_restrict_keeps_every_pattern_whose_reading_is_kept(w, data):
+    a, b, signed = data.draw(intervals(w)), data.draw(intervals(w)), data.draw(st.booleans())
+    op = data.draw(st.sampled_from(sorted(CMP)))
+    rnd = data.draw(RNG)
+    readings = a.refine(op, b, w, signed)[data.draw(st.booleans())]
+    r = a.restrict(readings, w, signed)
+    assert r.leq(a) or not a.fits(w, signed) and not a.fits(w, not signed)
+    for x in members(a, rnd):
+        if readings.contains(view(x, w, signed)):
+            assert holds_bits(r, x, w), (x, readings)
+
+
+def test_restrict_examples():
+    signed_set = SI.range(-4, 4)
+    # unsigned readings >= 100 are the patterns of -4..-1: not an empty meet
+    assert signed_set.restrict(SI.range(100, 255), 8, False) == SI.range(-4, -1)
+    assert signed_set.restrict(SI.range(0, 99), 8, False) == SI.range(0, 4)
+    assert SI.range(250, 255).restrict(SI.range(-3, 0), 8, True) == SI.range(253, 255)
+    assert SI.top().restrict(SI.range(0, 9), 8, False) == SI.range(0, 9)
+    assert SI.range(-300, 300).restrict(SI.range(0, 9), 8, False) == SI.range(-300, 300)
 
 
 def test_cmp_examples():

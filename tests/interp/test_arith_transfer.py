@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from ptxlint.domains.affine import Affine, ThreadBounds
 from ptxlint.domains.align import Congruence
+from ptxlint.domains.relation import Link
 from ptxlint.domains.space import Region
 from ptxlint.domains.state import State
 from ptxlint.domains.strided import StridedInterval as SI
@@ -27,6 +28,7 @@ from ptxlint.domains.strided import view_range
 from ptxlint.domains.value import TOP, UNIFORM_TOP, Value
 from ptxlint.interp import arith
 from ptxlint.interp.context import Ctx
+from ptxlint.interp.links import link_of
 from ptxlint.interp.transfer import transfer_for
 from ptxlint.ir.build import parse_module
 from ptxlint.ir.operands import Immediate, Negated, PredicatePair, Register, Vector
@@ -517,10 +519,32 @@ def check_covers(v: Value, lanes: list[int | None], w: int, what: str) -> None:
         assert len(seen) <= 1, f"{what}: claims uniform, lanes differ: {sorted(seen)[:4]}"
 
 
+def check_link(s: State, key: str, link: Link, lanes: list[int | None], regs: dict) -> None:
+    """The relation an instruction establishes (`links.link_of`, judged after it ran) must
+    hold in every lane: R(d) - k*R(x) - kb*R(y) in off, reading the registers in the
+    link's views (pointers: their offsets into the buffer)."""
+
+    def reading(x: int, reg_key: str, w: int, signed: bool) -> int:
+        if s[reg_key].region is not None:
+            x -= BUF_BASE
+        return C.rd(x, w, signed)
+
+    xs = regs[link.a]
+    bs = regs[link.b] if link.b is not None else None
+    for lane, d in enumerate(lanes):
+        if d is None:
+            continue
+        rest = reading(d, key, link.w, link.signed) - \
+            link.k * reading(xs[lane], link.a, link.xw, link.xsigned)
+        if bs is not None:
+            rest -= link.kb * reading(bs[lane], link.b, link.w, link.bsigned)
+        assert link.off.contains(rest), f"{key}: link {link} wrong in lane {lane}: {rest}"
+
+
 def check_condition(s: State, key: str, lanes: list[int | None], regs: dict) -> None:
     """A recorded Condition must give the predicate's value in every lane."""
     cond = s.conds.get(key)
-    if cond is None or cond.is_float:
+    if cond is None or isinstance(cond, Link) or cond.is_float:  # links: `check_link`
         return
     for lane in range(LANES):
         val = lambda x: x if isinstance(x, int) else regs[x][lane]  # noqa: E731
@@ -549,6 +573,9 @@ def _sound(scenario) -> None:
         check_covers(state[key], lanes, w, f"{form!r} {key}")
     for (key, _), lanes in zip(keys, want):
         check_condition(state, key, lanes, scenario[5])
+    link = link_of(scenario[1], state, CTX)
+    if link is not None:
+        check_link(state, keys[0][0], link, want[0], scenario[5])
 
 
 FAST = settings(max_examples=300, deadline=None,

@@ -16,6 +16,7 @@
 """
 from __future__ import annotations
 
+from ..domains.affine import Affine
 from ..domains.strided import StridedInterval as SI
 from ..domains.strided import view_range
 from ..domains.value import TOP, Value
@@ -95,7 +96,9 @@ def shfl(insn, s, ctx: Ctx) -> None:
 def convert(a: Value, fw: int, fs: bool, tw: int, ts: bool, sat: bool, ctx: Ctx) -> Value:
     """Integer cvt from a (fw, fs) source to a (tw, ts) destination."""
     if a.region is not None and not sat and (tw <= fw or not fs):
-        if tw >= fw:
+        if tw > fw:
+            return zero_extended_address(a, fw, ctx)
+        if tw == fw:
             return a
         return finish(a.si.wrap(tw, True), truncate(a.aff, tw, ctx.bounds), a.cong, tw, True,
                       ctx, a.region)
@@ -105,6 +108,19 @@ def convert(a: Value, fw: int, fs: bool, tw: int, ts: bool, sat: bool, ctx: Ctx)
         return numeric_result(si, (x,), ctx, tw)
     aff = extend(x.aff, fw, fs, ctx.bounds) if tw >= fw else truncate(x.aff, tw, ctx.bounds)
     return finish(si, aff, x.cong.cap(min(fw, tw)), tw, ts, ctx)
+
+
+def zero_extended_address(a: Value, fw: int, ctx: Ctx) -> Value:
+    """An fw-bit address `object + offset` zero-extended. Where the offset is negative the
+    fw-bit sum may have wrapped (the object may sit at window address 0: the first
+    `.shared` variable does), and the extension is then 2^fw higher; the lane form does
+    not survive that (only some lanes wrap)."""
+    neg = a.si.clip(None, -1)
+    if neg.is_bottom:
+        return a
+    si = a.si.join(neg.shift(1 << fw))
+    aff = Affine.uniform(si) if a.is_uniform else Affine.top()
+    return Value(si, aff, a.cong, a.region).reduce(ctx.bounds)
 
 
 @transfers(Cvt)

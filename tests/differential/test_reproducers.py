@@ -42,7 +42,8 @@ $L2:
 	ret;
 }
 """
-RECONVERGED_UNI_LINE = 19
+RECONVERGED_UNI_LINE = next(i for i, line in enumerate(RECONVERGED.splitlines(), 1)
+                            if "bra.uni" in line)
 
 # smem + 4*tid - 4 in 32 bits wraps for thread 0 when smem sits at shared address 0;
 # zero-extended and advanced by 4 in 64 bits it is 2^32 + smem, not smem. The analysis
@@ -163,45 +164,45 @@ def _lint(text: str, launch: str):
     return lint_text(text, "<repro>", opts).diagnostics
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["reconverged-predicate"])
 def test_bra_uni_on_a_reconverged_predicate_is_reported():
     found = _lint(RECONVERGED, "block=32 grid=1")
     assert any(d.rule == "divergent-bra-uni" and d.line == RECONVERGED_UNI_LINE for d in found)
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["reconverged-predicate"])
 def test_uniform_branch_does_not_suggest_uni_for_a_divergent_branch():
     text = RECONVERGED.replace("bra.uni $L2", "bra $L2")
     assert not any(d.rule == "uniform-branch" for d in _lint(text, "block=32 grid=1"))
 
 
-def test_the_emulator_sees_the_divergent_bra_uni():
-    """The half of the reproducer that holds today: the run disagrees with the lint,
-    and the harness attributes every breach to the known defect."""
+def test_the_emulator_confirms_the_divergent_bra_uni():
+    """The run sees the `.uni` branch's lanes disagree, and the lint's finding there is
+    confirmed: no breach."""
     out = np.zeros(2, np.uint32)
     res = run_kernel(RECONVERGED, "k", 1, 32, {0: out})
     assert res.observations.count("divergent-uniform") == 1
     case = Case("reconverged", RECONVERGED, "k", (1, 1, 1), (32, 1, 1), {0: out},
                 LaunchConfig.parse("block=32 grid=1 buffer.0=8"))
-    unknown, seen = classify(run_case(case))
-    assert not unknown and set(seen) == {"reconverged-predicate"}
+    result = run_case(case)
+    assert result.sound, result.problems()
+    assert result.comparison.findings[("divergent-bra-uni",
+                                       next(s for r, s in result.comparison.findings
+                                            if r == "divergent-bra-uni"))]
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["zero-extended-shared-offset"])
 def test_zero_extended_wrapped_shared_address_is_out_of_bounds():
     found = _lint(WRAPPED, "block=32 grid=1 buffer.0=128")
     assert any(d.rule == "out-of-bounds" and d.line == WRAPPED_LOAD_LINE for d in found)
 
 
-def test_the_emulator_sees_the_wrapped_shared_address():
+def test_the_emulator_confirms_the_wrapped_shared_address():
     out = np.zeros(32, np.uint32)
     res = run_kernel(WRAPPED, "k", 1, 32, {0: out})
     [ev] = res.observations.of_kind("out-of-bounds")
     assert ev.line == WRAPPED_LOAD_LINE and ev.details["lanes"] == [0]
     case = Case("wrapped", WRAPPED, "k", (1, 1, 1), (32, 1, 1), {0: out},
                 LaunchConfig.parse("block=32 grid=1 buffer.0=128"))
-    unknown, seen = classify(run_case(case))
-    assert not unknown and set(seen) == {"zero-extended-shared-offset"}
+    result = run_case(case)
+    assert result.sound, result.problems()
 
 
 @pytest.mark.xfail(strict=True, reason=REASONS["callee-not-checked"])

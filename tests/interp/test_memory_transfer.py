@@ -136,6 +136,20 @@ def test_cvta_shared_gives_generic_address_of_the_object():
     assert s["%p3"].si == SI.range(0, 1) and s["%p3"].is_uniform  # a window address: maybe
 
 
+def test_zero_extension_of_a_shared_address_that_may_be_below_the_object():
+    """`tile + 4*tid - 4` in 32 bits wraps for thread 0 when `tile` sits at shared
+    address 0 (the first variable does): zero-extended it is 2^32 higher, so the 64-bit
+    offset may be 2^32 - 4; an offset that cannot be negative extends unchanged."""
+    decls = ".shared .align 16 .b8 tile[1024];\n"
+    s = run("\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, tile;\n\tshl.b32 %r3, %r1, 2;\n"
+            "\tadd.s32 %r4, %r2, %r3;\n\tadd.s32 %r5, %r4, -4;\n"
+            "\tcvt.u64.u32 %rd1, %r5;\n\tcvt.u64.u32 %rd2, %r4;", decls=decls)
+    low, wrapped = s["%rd1"], s["%rd1"].si
+    assert low.region == Region("shared", "tile")
+    assert wrapped.contains(-4 + (1 << 32)) and wrapped.contains(0) and not low.is_uniform
+    assert s["%rd2"] == s["%r4"]
+
+
 def test_cvta_of_a_plain_number():
     s = run("\tcvta.to.global.u64 %rd2, %rd1;\n\tcvta.shared.u64 %rd3, %rd1;",
             preset={"%rd1": VARYING})

@@ -117,13 +117,10 @@ def test_flawed_lattice_races_between_steps(product, steps, compiler):
     """One finding: a step writes `tile[step & 1][t]` while the neighbour, already on the
     next step, reads it as `from[t + 1]`; the threads shown are in two warps, so the fix
     is the missing `__syncthreads()`. The pair depends on the step counter, so the race
-    is possible (a warning, logged by the pre-launch check), not definite. (The
-    lattice's out-of-bounds false positives, the production twin's WRAP_GAP, are left
-    to the test below.)"""
+    is possible (a warning, logged by the pre-launch check), not definite."""
     found = _loud(_findings(_lattice_launch(product, steps), compiler))
     races = [d for d in found if d.rule == "shared-memory-race"]
-    assert Counter(d.rule for d in found if d.rule != "out-of-bounds") == \
-        {"shared-memory-race": 1}
+    assert Counter(d.rule for d in found) == {"shared-memory-race": 1}
     [d] = races
     assert d.severity == Severity.WARNING and d.certainty == Certainty.POSSIBLE
     assert d.details["object"] == "tile" and d.details["kinds"] == "write-read"
@@ -131,16 +128,9 @@ def test_flawed_lattice_races_between_steps(product, steps, compiler):
     assert "__syncthreads()" in d.help and d.related
 
 
-@pytest.mark.xfail(strict=True, reason=WRAP_GAP)
-@pytest.mark.parametrize("product,steps", LATTICE, ids=[p for p, _ in LATTICE])
-def test_flawed_lattice_has_only_the_race(product, steps, compiler):
-    found = _loud(_findings(_lattice_launch(product, steps), compiler))
-    assert Counter(d.rule for d in found) == {"shared-memory-race": 1}
-
-
 def test_production_lattice_has_no_race_or_divergent_barrier(compiler):
     """The production twin synchronises every step: nothing from the two rules the flawed
-    twin is for (its out-of-bounds false positives are the WRAP_GAP xfail above)."""
+    twin is for."""
     for product, steps in LATTICE:
         launch = dict(production_launches())[f"{product}/{steps}"]
         assert not [d for d in _findings(launch, compiler)

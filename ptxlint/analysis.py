@@ -22,6 +22,8 @@ UNMODELLED = "unmodelled-instruction"
 class AnalysisResult:
     function: Function
     facts: Facts | None  # None when the analysis did not finish
+    # the facts of each device function the kernel calls, per distinct argument state
+    callee_facts: list[Facts] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -54,12 +56,14 @@ def _analyze(function: Function, launch, module: Module,
              params: FixpointParams) -> AnalysisResult:
     cfg = build_cfg(function)
     ctx = Ctx(function, module, launch, thread_bounds(function, launch))
-    interp = Interpreter(cfg, ctx, params, CallAnalyzer(module, params, launch))
+    calls = CallAnalyzer(module, params, launch)
+    interp = Interpreter(cfg, ctx, params, calls)
     result = AnalysisResult(function, None)
     try:
         entry = initial_state(function, module, launch)
         in_states = interp.run(entry)
         result.facts = Facts(cfg, ctx, in_states, interp.divergent, interp)
+        result.callee_facts = calls.facts
     except BudgetExceeded:
         result.diagnostics.append(Diagnostic(
             INCOMPLETE, Severity.NOTE,

@@ -83,13 +83,32 @@ def lint_module(module: Module, options: LintOptions) -> list[Diagnostic]:
                                   kernel=fn.name))
             continue
         out.extend(d for d in result.diagnostics if options.rule_enabled(d.rule))
-        if not result.complete:
-            continue
-        launch = result.facts.ctx.launch
-        rc = RuleContext(module, fn, result.facts, target, launch, options.rule_options)
-        for rule in rules:
-            out.extend(rule.check(rc))
+        if result.complete:
+            out.extend(check_rules(rules, module, result, target, options.rule_options))
     return out
+
+
+def check_rules(rules: list, module: Module, result, target, rule_options: dict
+                ) -> list[Diagnostic]:
+    """The rules on a finished analysis: every rule on the kernel's facts, the rules that
+    judge single instructions (`Rule.checks_callees`) also on the facts of each device
+    function it calls, per argument state; of the findings several argument states give
+    at one instruction, the first of the highest severity stays."""
+    fn, launch = result.function, result.facts.ctx.launch
+    rc = RuleContext(module, fn, result.facts, target, launch, rule_options)
+    out = [d for rule in rules for d in rule.check(rc)]
+    in_callees: dict[tuple, Diagnostic] = {}
+    for facts in result.callee_facts:
+        crc = RuleContext(module, facts.function, facts, target, launch, rule_options,
+                          entry=fn)
+        for rule in rules:
+            if not rule.checks_callees:
+                continue
+            for d in rule.check(crc):
+                key = (d.rule, d.line, d.column)
+                if key not in in_callees or d.severity > in_callees[key].severity:
+                    in_callees[key] = d
+    return out + list(in_callees.values())
 
 
 def _arch_target(module: Module) -> str | None:

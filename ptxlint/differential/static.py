@@ -24,6 +24,7 @@ from ..ir.instructions.tensor import Ldmatrix, Stmatrix
 from ..ir.module import Function, Module
 from ..ir.operands import Address, Register
 from ..launch import LaunchConfig
+from ..lint import check_rules
 from ..rules.bank_conflict import matrix_lanes
 from ..rules.base import RuleContext, load_rules
 from ..rules.misaligned_access import alignment_of, required
@@ -61,11 +62,10 @@ def lint_kernel(module: Module, kernel: str, launch: LaunchConfig,
     side = StaticSide(module, fn, launch, result.facts, list(result.diagnostics))
     if result.facts is None:
         return side
-    rc = RuleContext(module, fn, result.facts, arch_mod.get(_arch(module)),
-                     result.facts.ctx.launch, {})
-    side.context = rc
-    for _rule_id, cls in sorted(load_rules().items()):
-        side.diagnostics.extend(cls().check(rc))
+    target = arch_mod.get(_arch(module))
+    side.context = RuleContext(module, fn, result.facts, target, result.facts.ctx.launch, {})
+    rules = [cls() for _rule_id, cls in sorted(load_rules().items())]
+    side.diagnostics.extend(check_rules(rules, module, result, target, {}))
     return side
 
 

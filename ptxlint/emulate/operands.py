@@ -123,13 +123,7 @@ class Operands:
         self.ctx = ctx
 
     # ---- sources ---------------------------------------------------------------------------------
-    def _reg_param(self, op: Operand) -> Operand:
-        if isinstance(op, Symbol) and op.name in getattr(self.ctx, "reg_params", ()):
-            return Register(op.name, op.name)
-        return op
-
     def read(self, op: Operand, dt: np.dtype):
-        op = self._reg_param(op)
         if isinstance(op, Register):
             return self._register(op, dt)
         if isinstance(op, Immediate):
@@ -181,7 +175,6 @@ class Operands:
 
     # ---- destinations -----------------------------------------------------------------------------
     def write(self, op: Operand, dt: np.dtype):
-        op = self._reg_param(op)
         if isinstance(op, Sink):
             return lambda m, v: None
         if not isinstance(op, Register) or op.is_special:

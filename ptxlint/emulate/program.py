@@ -73,9 +73,6 @@ class Context:
         self.info = info
         self.types = types
         self.prefix = f"{info.index}/"
-        fn = info.function
-        # `.reg` parameters: the IR may see a use of one as a symbol
-        self.reg_params = {p.name for p in [*fn.params, *fn.returns] if p.space == "reg"}
 
     def key(self, reg: Register) -> str:
         base = reg.name.split(".", 1)[0]

@@ -4,7 +4,8 @@ Arguments and results travel through `.param` variables: the caller `st.param`s
 each argument, `call (ret), f, (args)`, then `ld.param`s the result. The callee is
 analysed from a state whose parameter cells hold the arguments (and whose special
 registers are the caller's: it runs in the same thread); its exit state's return
-cells become the caller's result cells. Results are cached per (callee, arguments).
+cells become the caller's result cells. Results are cached per (callee, arguments), and the callee's facts under each distinct
+argument state are kept (`facts`) so that the rules check its accesses too.
 Recursion, indirect calls and callees without a body are conservative: results
 unknown, and a note says so.
 """
@@ -14,9 +15,11 @@ from ..cfg import build_cfg
 from ..domains.state import State
 from ..domains.value import TOP
 from ..ir.module import Module
-from ..ir.operands import Symbol
+from ..ir.operands import Register, Symbol
 from ..ir.traits import Call
 from .context import Ctx
+from .facts import Facts
+from .arith_values import read
 
 SPECIAL_PREFIXES = ("%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid",
                     "%smid", "%nsmid", "%gridid", "%cluster", "%nclusterid", "%is_explicit",
@@ -30,24 +33,33 @@ class CallAnalyzer:
         self.launch = launch
         self.stack: list[str] = []
         self.cache: dict[tuple, State | None] = {}
+        # the facts of each callee under each distinct argument state, for the rules
+        self.facts: list = []
 
     def apply(self, insn: Call, s: State, ctx: Ctx, deadline: float) -> None:
         callee_op = insn.callee
         callee = self.module.function(callee_op.name) if isinstance(callee_op, Symbol) else None
         results = [r.name for r in insn.returns if isinstance(r, Symbol)]
+        result_regs = [r for r in insn.returns if isinstance(r, Register)]
         if callee is None or callee.body is None or callee.name in self.stack:
             why = ("an indirect call" if not isinstance(callee_op, Symbol) else
                    "recursion" if callee and callee.name in self.stack else
                    "a callee without a body")
             ctx.note(insn, f"results of {why} are treated as unknown")
             self._forget(s, results)
+            for r in result_regs:
+                s.assign(r.key, TOP)
             return
         entry = State()
         for key, v in s.regs.items():
             if key.startswith(SPECIAL_PREFIXES):
                 entry.regs[key] = v
         for formal, actual in zip(callee.params, insn.arguments):
-            if isinstance(actual, Symbol):
+            if formal.space == "reg":  # a register argument: the formal is a register
+                v = read(actual, s, ctx, formal.type.bits if formal.type else 64)
+                if not v.is_top:
+                    entry.regs[formal.name] = v
+            elif isinstance(actual, Symbol):
                 for (name, off), v in s.params.items():
                     if name == actual.name:
                         entry.params[(formal.name, off)] = v
@@ -57,6 +69,9 @@ class CallAnalyzer:
             self.cache[key] = self._analyse(callee, entry, deadline, ctx)
         exit_state = self.cache[key]
         self._forget(s, results)
+        for formal, actual in zip(callee.returns, insn.returns):
+            if isinstance(actual, Register):  # a `.reg` return value
+                s.assign(actual.key, TOP if exit_state is None else exit_state[formal.name])
         if exit_state is None:
             return
         for formal, actual in zip(callee.returns, results):
@@ -72,12 +87,15 @@ class CallAnalyzer:
         from .worklist import Interpreter  # noqa: PLC0415 - mutual recursion
         cfg = build_cfg(callee)
         # same thread, same launch: the caller's bounds; notes go to the caller's report
-        ctx = Ctx(callee, self.module, self.launch, caller.bounds, caller.notes)
+        ctx = Ctx(callee, self.module, self.launch, caller.bounds, caller.notes,
+                  entry=caller.entry or caller.function)
         self.stack.append(callee.name)
         try:
-            states = Interpreter(cfg, ctx, self.params, self, deadline).run(entry)
+            interp = Interpreter(cfg, ctx, self.params, self, deadline)
+            states = interp.run(entry)
         finally:
             self.stack.pop()
+        self.facts.append(Facts(cfg, ctx, states, interp.divergent, interp))
         return states[cfg.exit]
 
 

@@ -30,6 +30,9 @@ class Ctx:
     refinements: dict = field(default_factory=dict)
     relations: "Relations | None" = None  # set by the interpreter (`relations.Relations`)
     linked: set[str] = field(default_factory=set)  # registers some state fact `Link` reads
+    # the kernel a device function is analysed under: its pointer parameters name the
+    # buffers the callee's addresses point into
+    entry: Function | None = None
     _variables: dict[str, Variable] | None = None
 
     def note(self, insn: Instruction, message: str) -> None:
@@ -39,6 +42,8 @@ class Ctx:
         """A variable or parameter visible in the function (locals shadow globals)."""
         if self._variables is None:
             table = {v.name: v for v in self.module.variables}
+            if self.entry is not None:
+                table.update({p.name: p for p in self.entry.params})
             table.update({p.name: p for p in self.function.params + self.function.returns})
             table.update({v.name: v for v in self.function.variables})
             self._variables = table

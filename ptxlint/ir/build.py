@@ -349,6 +349,11 @@ class _ModuleBuilder:
             self.function, self.pending = self.pending, None
             self.function.body = []
             self.scopes = [_Scope("")]
+            # `.reg` parameters and return values are registers of the body, whatever
+            # their names (`.func (.reg .b32 r) f(.reg .b64 p)` reads `p`, writes `r`)
+            self.scopes[0].names.update(p.name for p in (*self.function.params,
+                                                         *self.function.returns)
+                                        if p.space == "reg")
             self.registers = {}
             self.saved_registers = []
             return

@@ -60,7 +60,8 @@ def cvta_mismatch(insn: memory.Cvta, r: Region | None) -> str | None:
     return None
 
 
-class AddressSpaceMismatch(Rule, id="address-space-mismatch", severity=Severity.ERROR):
+class AddressSpaceMismatch(Rule, id="address-space-mismatch", severity=Severity.ERROR,
+        checks_callees=True):
     """A state-space-qualified access or `cvta` is given an address of another space.
 
     ## What it does

@@ -20,7 +20,8 @@ KINDS = ("load", "store", "atomic", "reduce")
 BANK_BYTES = 4
 
 
-class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING):
+class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
+        checks_callees=True):
     """Lanes of one warp hit the same shared-memory bank at different addresses.
 
     ## What it does

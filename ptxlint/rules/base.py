@@ -35,6 +35,14 @@ class RuleContext:
     arch: Arch
     launch: Any  # the resolved LaunchConfig
     options: dict[str, Any] = field(default_factory=dict)
+    # the kernel, when `function` is a device function it calls (`facts` then hold the
+    # callee under one argument state)
+    entry: Function | None = None
+
+    @property
+    def kernel(self) -> Function:
+        """The entry the launch is for: its parameters name the buffers."""
+        return self.entry or self.function
 
     @property
     def block(self) -> tuple[int, int, int] | None:
@@ -66,13 +74,17 @@ class Rule:
     severity: ClassVar[Severity] = Severity.WARNING
     aliases: ClassVar[tuple[str, ...]] = ()
     stage: ClassVar[str] = "stable"
+    # judges single instructions from their own facts, so it also runs on the device
+    # functions a kernel calls (`lint.check_rules`)
+    checks_callees: ClassVar[bool] = False
 
     def __init_subclass__(cls, id: str | None = None, severity: Severity | None = None,
-                          **kwargs):
+                          checks_callees: bool = False, **kwargs):
         super().__init_subclass__(**kwargs)
         if id is None:
             return
         cls.id = id
+        cls.checks_callees = checks_callees
         if severity is not None:
             cls.severity = severity
         if id in RULES:
@@ -109,7 +121,7 @@ class Rule:
                 cuda = CudaLocation(name, where.loc.line, where.loc.column)
         return Diagnostic(self.id, self.severity if severity is None else severity, message,
                           rc.module.path, span,
-                          kernel=rc.function.name, certainty=certainty, label=label,
+                          kernel=rc.kernel.name, certainty=certainty, label=label,
                           notes=tuple(notes), help=help, details=dict(details or {}),
                           cuda=cuda, related=tuple(related))
 

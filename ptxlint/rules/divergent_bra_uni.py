@@ -355,7 +355,8 @@ def _first_varying(insn: Instruction, state: State,
 _WHAT = {"control": "divergent control", "unknown": "a value not provably warp-uniform"}
 
 
-class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR):
+class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR,
+        checks_callees=True):
     """A `.uni` branch or call whose guard, index or target may differ between lanes.
 
     ## What it does

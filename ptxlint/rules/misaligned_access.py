@@ -35,7 +35,7 @@ def alignment_of(rc: RuleContext, site: Site) -> Alignment:
     if r is None or r.obj is None:
         return Alignment(v.cong, None, 1, False)  # the absolute address itself
     var = declaration(rc, r.obj, site.insn)
-    is_buffer = var is not None and r.space != "param" and var in rc.function.params
+    is_buffer = var is not None and r.space != "param" and var in rc.kernel.params
     if is_buffer:
         align = ctx.object_align(r.obj)
         assumed = getattr(var, "ptr_align", None) is None
@@ -55,7 +55,8 @@ def _bits(n: int) -> int:
     return n.bit_length() - 1
 
 
-class MisalignedAccess(Rule, id="misaligned-access", severity=Severity.ERROR):
+class MisalignedAccess(Rule, id="misaligned-access", severity=Severity.ERROR,
+        checks_callees=True):
     """A memory access whose address is not a multiple of its width.
 
     ## What it does

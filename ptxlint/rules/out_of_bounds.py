@@ -119,7 +119,7 @@ def object_size(rc: RuleContext, site: Site, space: str, obj: str) -> tuple[int 
     var = declaration(rc, obj, site.insn)
     if var is None:
         return None, ""
-    if space != "param" and var in rc.function.params:  # the buffer a pointer names
+    if space != "param" and var in rc.kernel.params:  # the buffer a pointer names
         size = rc.launch.extents.get(obj) if rc.launch is not None else None
         return size, "the launch's buffer size"
     if var.byte_size is None and var.space == "shared" and rc.launch is not None:
@@ -189,7 +189,7 @@ def offsets(site: Site, bounds: ThreadBounds) -> SI:
 def threads(rc: RuleContext, bounds: ThreadBounds | None = None
             ) -> list[tuple[tuple[int, int, int], int]] | None:
     """Every (tid, laneid) of the block (within `bounds`) when its shape is exact."""
-    lim = rc.launch.block_or_limits(rc.function) if rc.launch is not None else None
+    lim = rc.launch.block_or_limits(rc.kernel) if rc.launch is not None else None
     if lim is None or not lim.exact:
         return None
     out = [(t, i) for w in range(warp_count(lim.dims))
@@ -294,7 +294,9 @@ class ThresholdSearch:
         self.cache: dict[tuple[str, int], Facts | None] = {}
         self.deadline = time.perf_counter() + SEARCH_SECONDS
         self.probes = 0
-        self.enabled = len(rc.function.instructions) <= SEARCH_MAX_INSTRUCTIONS
+        # a probe re-analyses the kernel: not from inside a device function it calls
+        self.enabled = rc.entry is None and \
+            len(rc.function.instructions) <= SEARCH_MAX_INSTRUCTIONS
 
     @cached_property
     def one_dimensional(self) -> bool:
@@ -365,7 +367,7 @@ class ThresholdSearch:
         """("`%ntid.x`", T) for a one-dimensional kernel whose block shape is unknown:
         in bounds for blocks of up to T threads."""
         rc = self.rc
-        lim = rc.launch.block_or_limits(rc.function) if rc.launch is not None else None
+        lim = rc.launch.block_or_limits(rc.kernel) if rc.launch is not None else None
         if not self.enabled or lim is None or lim.exact or not self.one_dimensional:
             return None
         found = self._search(site, "block", 1, lim.dims[0], size)
@@ -396,7 +398,7 @@ def block_dependent(rc: RuleContext, site: Site, size: int) -> str | None:
     "when `%ntid.x` > 256" when one index moves the address, else a general one."""
     v = site.address
     terms = lane_terms(v)
-    if terms is None or rc.launch is None or rc.launch.block_or_limits(rc.function).exact:
+    if terms is None or rc.launch is None or rc.launch.block_or_limits(rc.kernel).exact:
         return None
     moving = {n: c for n, c in terms.items() if c}
     bmin, bmax = v.aff.base.lo, v.aff.base.hi
@@ -410,7 +412,8 @@ def block_dependent(rc: RuleContext, site: Site, size: int) -> str | None:
 
 
 # ---- the rule -------------------------------------------------------------------------------
-class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR):
+class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
+        checks_callees=True):
     """A memory access may touch bytes outside the object it addresses.
 
     ## What it does

@@ -31,7 +31,8 @@ HELP = ("make consecutive lanes access consecutive addresses: swap the roles of 
         "(structure of arrays)")
 
 
-class UncoalescedAccess(Rule, id="uncoalesced-access", severity=Severity.WARNING):
+class UncoalescedAccess(Rule, id="uncoalesced-access", severity=Severity.WARNING,
+        checks_callees=True):
     """A warp's global memory request touches many more 32-byte sectors than it needs.
 
     ## What it does
@@ -172,7 +173,7 @@ def _alignment_note(rc: RuleContext, acc: Access, smax: int) -> list[str]:
     """The cudaMalloc alignment assumed for a pointer parameter, when it matters: the
     count differs if the buffer is only aligned to the access size (what PTX requires)."""
     region = acc.address.region
-    p = rc.function.param(region.obj) if region is not None and region.obj else None
+    p = rc.kernel.param(region.obj) if region is not None and region.obj else None
     if p is None or p.ptr_align:
         return []
     natural = 1 << max(0, (acc.width & -acc.width).bit_length() - 1)
@@ -229,7 +230,7 @@ def _scale(coeff: SI, names: list[str], rc: RuleContext) -> int | None:
     """k when the coefficient set is k times the named parameter's value set."""
     if len(names) != 1 or names[0].startswith("%") or names[0] == "a runtime value":
         return None
-    p = rc.function.param(names[0])
+    p = rc.kernel.param(names[0])
     if p is None:
         return None
     values = param_value(p, rc.facts.ctx.launch, rc.module).si
@@ -266,7 +267,7 @@ def in_space(acc: Access, space: str) -> bool:
 
 def exact_block(rc: RuleContext) -> tuple[int, int, int] | None:
     """The block shape when the launch or `.reqntid` fixes it."""
-    return rc.facts.ctx.launch.block_or_limits(rc.function).shape
+    return rc.facts.ctx.launch.block_or_limits(rc.kernel).shape
 
 
 def warp_cases(rc: RuleContext, acc: Access, width: int | None = None,
@@ -339,7 +340,7 @@ def runtime_sources(rc: RuleContext, acc: Access) -> list[str]:
         for insn in defs.get(key, ()):
             name = _param_read(insn)
             if name is not None:
-                p = rc.function.param(name)
+                p = rc.kernel.param(name)
                 if p is not None and name not in launch.params and not p.dims and \
                         param_value(p, launch, rc.module).region is None and name not in found:
                     found.append(name)

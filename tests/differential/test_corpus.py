@@ -1,18 +1,14 @@
 """The soundness suite on real kernels: every sample with a launch line, the nvcc
 kernels of `ptx_samples/cuda/` in the emulator tests' launches, and every pricing kernel
 in its real launch (small path counts), linted and emulated with the
-same launch and inputs; every breach fails the test unless a known defect
-(`known.py`, pinned by a strict reproducer) explains it, then the case is an xfail
-naming the defect. A case the emulator cannot run (an opcode it does not support) is
-skipped with the emulator's message."""
+same launch and inputs; every breach fails the test. A case the emulator cannot run (an
+opcode it does not support) is skipped with the emulator's message."""
 from __future__ import annotations
 
 import pytest
 
 from ptxlint.differential import run_case
 from ptxlint.differential.corpus import all_pricing_cases, all_sample_cases
-
-from ptxlint.differential.known import classify, reason
 
 SAMPLE_CASES = all_sample_cases()
 
@@ -21,10 +17,7 @@ def check(case):
     result = run_case(case)
     if result.error is not None and "not supported by the emulator" in result.error:
         pytest.skip(result.error)
-    unknown, seen = classify(result)
-    assert not unknown, "\n".join(f"{b.kind}: {b.text}" for b in unknown)
-    if seen:
-        pytest.xfail(reason(seen))
+    assert result.sound, "\n".join(result.problems())
     return result
 
 

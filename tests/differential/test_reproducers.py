@@ -1,6 +1,6 @@
-"""Minimal reproducers of the defects the soundness suite found (`known.py`), each a
-strict xfail: the day the analysis or the emulator is fixed, the test passes, strict
-turns that into a failure, and the reproducer's mark and its `known.py` entry go.
+"""Minimal reproducers of the defects the soundness suite found in the analysis, the
+rules and the emulator, kept as regression tests now that each is fixed: the lint
+reports the defect, the emulator observes it, and the run is sound (docs/soundness.md).
 
 Each kernel assembles with ptxas (checked below when it is installed)."""
 from __future__ import annotations
@@ -17,9 +17,6 @@ from ptxlint.launch import LaunchConfig
 from ptxlint.lint import LintOptions, lint_text
 
 from ..conftest import ptxas_path
-from ptxlint.differential.known import DEFECTS, classify
-
-REASONS = {d.key: d.reason for d in DEFECTS}
 HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n\n"
 
 # A predicate decides a divergent branch, the lanes reconverge at $L1, and the same
@@ -205,21 +202,20 @@ def test_the_emulator_confirms_the_wrapped_shared_address():
     assert result.sound, result.problems()
 
 
-@pytest.mark.xfail(strict=True, reason=REASONS["callee-not-checked"])
 def test_an_out_of_bounds_load_in_a_called_function_is_reported():
     found = _lint(CALLEE, "block=32 grid=1 buffer.0=128 buffer.1=128")
     assert any(d.rule == "out-of-bounds" and d.line == CALLEE_LOAD_LINE for d in found)
 
 
-def test_the_emulator_sees_the_out_of_bounds_load_in_the_callee():
+def test_the_emulator_confirms_the_out_of_bounds_load_in_the_callee():
     x, out = np.zeros(32, np.uint32), np.zeros(32, np.uint32)
     case = Case("callee", CALLEE, "k", (1, 1, 1), (32, 1, 1), {0: x, 1: out},
                 LaunchConfig.parse("block=32 grid=1 buffer.0=128 buffer.1=128"))
     result = run_case(case)
-    [missed] = result.comparison.missed
-    assert missed.site.line == CALLEE_LOAD_LINE and missed.data["lanes"] == [31]
-    unknown, seen = classify(result)
-    assert not unknown and set(seen) == {"callee-not-checked"}
+    assert result.sound, result.problems()
+    assert result.comparison.observed["out-of-bounds"] == 1
+    assert [site.line for (rule, site), ok in result.comparison.findings.items()
+            if rule == "out-of-bounds" and ok] == [CALLEE_LOAD_LINE]
 
 
 def test_emulator_reconverges_before_a_uniform_loop_branch():

@@ -41,7 +41,11 @@ INDEX_NAMES = {"tid.x": "%tid.x", "tid.y": "%tid.y", "tid.z": "%tid.z", "laneid"
 # An offset range this wide says nothing about the index (it comes from unknown data).
 UNINFORMATIVE_SPAN = 1 << 31
 SEARCH_PROBES = 48  # re-analyses per kernel spent looking for a parameter threshold
-SEARCH_SECONDS = 0.5  # ... and their total time
+SEARCH_SECONDS = 0.5  # ... and their total time, at most
+# ... and at most this many times the kernel's own analysis (at least SEARCH_FLOOR s): a
+# probe is a whole analysis, and the search words notes; it must not dominate the lint
+SEARCH_RELATIVE = 2.0
+SEARCH_FLOOR = 0.05
 SEARCH_PROBE_SECONDS = 0.05  # a kernel whose first probe takes longer is not searched
 SEARCH_MAX_INSTRUCTIONS = 1000
 
@@ -292,7 +296,8 @@ class ThresholdSearch:
     def __init__(self, rc: RuleContext):
         self.rc = rc
         self.cache: dict[tuple[str, int], Facts | None] = {}
-        self.deadline = time.perf_counter() + SEARCH_SECONDS
+        budget = min(SEARCH_SECONDS, max(SEARCH_FLOOR, SEARCH_RELATIVE * rc.facts.seconds))
+        self.deadline = time.perf_counter() + budget
         self.probes = 0
         # a probe re-analyses the kernel: not from inside a device function it calls
         self.enabled = rc.entry is None and \

@@ -33,6 +33,7 @@ EVENT_RULES = {
     "divergent-barrier": "barrier-divergence",
     "barrier-mismatch": "barrier-divergence",
     "barrier-deadlock": "barrier-divergence",
+    "warp-barrier": "barrier-divergence",
 }
 COVERAGE_RULES = ("uncoalesced-access", "bank-conflict")
 UNCOALESCED_RATIO = 2  # the rule's default `uncoalesced_ratio`

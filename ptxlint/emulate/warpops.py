@@ -7,7 +7,8 @@ chunk. `shfl` follows the ISA's pseudo-code (source lane from the mode, clamp va
 `c[4:0]` and segment mask `c[12:8]`); a lane whose source is out of range reads its own
 value and gets `p = false`; a source lane that is inactive supplies whatever its register
 holds. When lanes of `membermask` that have not exited are not executing the instruction
-with the others (undefined behaviour in PTX), a `warp-sync` event is recorded.
+with the others (undefined behaviour in PTX), a `warp-sync` event is recorded
+(`warp-barrier` for `bar.warp.sync`, the barrier `barrier-divergence` checks).
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def lane_bits(m, t: np.ndarray, flag) -> tuple[np.ndarray, np.ndarray]:
     return run, np.bitwise_or.reduceat(bits.astype(U32), np.flatnonzero(start))
 
 
-def check_members(m, t: np.ndarray, member, what: str) -> np.ndarray:
+def check_members(m, t: np.ndarray, member, what: str, kind: str = "warp-sync") -> np.ndarray:
     """Per-thread bitmask of the warp's executing lanes; records lanes of `member` that
     have not exited but do not execute this instruction."""
     run, active = lane_bits(m, t, True)
@@ -71,7 +72,7 @@ def check_members(m, t: np.ndarray, member, what: str) -> np.ndarray:
     for i in np.flatnonzero(missing):
         end = first[i + 1] if i + 1 < len(first) else len(t)
         lanes = [k for k in range(32) if int(missing[i]) >> k & 1]
-        m.obs.event("warp-sync", m, f"{what}: lanes {lanes} of the member mask have not "
+        m.obs.event(kind, m, f"{what}: lanes {lanes} of the member mask have not "
                     "exited but do not execute it with the others", t[first[i]:end],
                     missing=lanes)
     return active[run]
@@ -251,5 +252,5 @@ def bar_warp_sync(insn, c: Compiler):
     member = c.read(insn.member_mask, U32)
 
     def run(m):
-        check_members(m, m.active(), member(m), insn.full_opcode)
+        check_members(m, m.active(), member(m), insn.full_opcode, "warp-barrier")
     return run

@@ -125,6 +125,27 @@ DONE:
     assert ev.details["missing"] == list(range(8, 32))
 
 
+
+def test_bar_warp_sync_with_missing_member_lanes_is_a_warp_barrier_event():
+    """`__syncwarp()` (full mask) reached by lanes 0-15 only: lanes 16-31 never come."""
+    text = HEADER + """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p1;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %laneid;
+  setp.lt.u32 %p1, %r1, 16;
+  @!%p1 bra DONE;
+  bar.warp.sync -1;
+DONE:
+  ret;
+}
+"""
+    res = run_ptx(text, grid=1, block=32, args={0: np.zeros(1, np.int32)})
+    (ev,) = res.observations.of_kind("warp-barrier")
+    assert ev.details["missing"] == list(range(16, 32))
+    assert not res.observations.of_kind("warp-sync")
+
 ATOMICS = HEADER + """
 .visible .entry k(.param .u64 fsum, .param .u64 isum, .param .u64 olds, .param .u64 ctr,
                   .param .u64 mx)

@@ -178,47 +178,38 @@ class Intervals:
 
     def _forward(self, first: list[int]) -> list[int]:
         """Per block: the points reachable from its start."""
-        cfg, clean = self.cfg, self.clean
-        start = list(first)
-        order = list(reversed(cfg.rpo()))
-        changed = True
-        while changed:
-            changed = False
-            for b in order:
-                if not clean[b]:
-                    continue
-                acc = start[b] | self._from_end(b, start)
-                if acc != start[b]:
-                    start[b], changed = acc, True
-        return start
-
-    def _from_end(self, b: int, start: list[int]) -> int:
-        acc = 0
-        for s in self.cfg.blocks[b].succs:
-            acc |= start[s]
-        return acc
+        return self._propagate(first, list(reversed(self.cfg.rpo())), "succs")
 
     def _backward(self, last: list[int]) -> list[int]:
         """Per block: the points from which its end is reachable."""
-        cfg, clean = self.cfg, self.clean
-        end = list(last)
-        order = cfg.rpo()
+        return self._propagate(last, self.cfg.rpo(), "preds")
+
+    def _propagate(self, init: list[int], order: list[int], edges: str) -> list[int]:
+        """`init` joined, through barrier-free blocks, with what their neighbours along
+        `edges` (succs or preds) hold, to a fixed point."""
+        out, clean = list(init), self.clean
         changed = True
         while changed:
             changed = False
             for b in order:
                 if not clean[b]:
                     continue
-                acc = end[b] | self._to_start(b, end)
-                if acc != end[b]:
-                    end[b], changed = acc, True
-        return end
+                acc = out[b] | self._gather(b, out, edges)
+                if acc != out[b]:
+                    out[b], changed = acc, True
+        return out
+
+    def _gather(self, b: int, points: list[int], edges: str) -> int:
+        acc = 0
+        for n in getattr(self.cfg.blocks[b], edges):
+            acc |= points[n]
+        return acc
+
+    def _from_end(self, b: int, start: list[int]) -> int:
+        return self._gather(b, start, "succs")
 
     def _to_start(self, b: int, end: list[int]) -> int:
-        acc = 0
-        for p in self.cfg.blocks[b].preds:
-            acc |= end[p]
-        return acc
+        return self._gather(b, end, "preds")
 
     def _branch_pairs(self, out: list[int], start: list[int], branches: Sequence[int]) -> None:
         """Points on different arms of a block-varying branch run side by side."""

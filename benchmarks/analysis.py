@@ -1,15 +1,18 @@
 """Parse + analysis time against ptxas on the same PTX, in the same run.
 
-    python benchmarks/analysis.py [--ptx FILE] [--repeat N]
+    python benchmarks/analysis.py [--ptx FILE] [--repeat N] [--jobs N]
 
 Without --ptx it generates the CUB corpus (ptx_samples/cccl). Each kernel is analysed
 without a launch configuration (hardware limits). Prints ptxas's time to assemble the
-file, ptxlint's parse and analysis times, the ratio, and the slowest kernels.
+file, ptxlint's parse and analysis times in one process, the ratio, and the slowest
+kernels; then the same work with the kernels shared among N processes (`ptxlint -j N`,
+default: the CPUs, at least 2), and the whole lint (every rule) both ways.
 Target: parse + analysis <= 1.0x ptxas.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -41,11 +44,29 @@ for s, name, n in per[:5]:
     print(f"{s:.3f} {n} {name}")
 """
 
+# the lint pipeline in `jobs` processes; no rules: parse + analysis only
+LINT_CHILD = r"""
+import sys, time
+from ptxlint.lint import LintOptions, lint_text
+text = open(sys.argv[1]).read()
+options = LintOptions(enable=frozenset()) if sys.argv[3] == "analysis" else LintOptions()
+t0 = time.perf_counter()
+report = lint_text(text, sys.argv[1], options, jobs=int(sys.argv[2]))
+print(time.perf_counter() - t0, len(report.diagnostics))
+"""
+
+
+def _lint_seconds(path: Path, jobs: int, what: str, repeat: int) -> float:
+    return min(float(subprocess.run(
+        [sys.executable, "-c", LINT_CHILD, str(path), str(jobs), what], check=True,
+        capture_output=True, text=True, cwd=ROOT).stdout.split()[0]) for _ in range(repeat))
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ptx", type=Path)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 1))
     args = ap.parse_args()
     path = args.ptx or cccl_corpus()
     ptxas = time_ptxas(path, args.repeat)
@@ -68,6 +89,13 @@ def main() -> None:
     print("slowest kernels (s, instructions, name):")
     for line in slowest:
         print("  " + line)
+    shared = _lint_seconds(path, args.jobs, "analysis", args.repeat)
+    print(f"parse + analysis, kernels in {args.jobs} processes (-j {args.jobs}): {shared:.3f} s"
+          + (f" = {shared / ptxas:.2f}x ptxas" if ptxas else ""))
+    for jobs in (1, args.jobs):
+        whole = _lint_seconds(path, jobs, "lint", args.repeat)
+        print(f"whole lint (every rule), -j {jobs}: {whole:.3f} s"
+              + (f" = {whole / ptxas:.2f}x ptxas" if ptxas else ""))
 
 
 if __name__ == "__main__":

@@ -49,8 +49,6 @@ def analyze(function: Function, launch=None, *, module: Module | None = None,
         if gc_was_enabled:
             gc.enable()
     result.seconds = time.perf_counter() - start
-    if result.facts is not None:
-        result.facts.seconds = result.seconds
     return result
 
 

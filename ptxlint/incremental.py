@@ -71,7 +71,8 @@ class IncrementalLinter:
         self.analysed = []
         if segments is None:  # braces we cannot match: no reuse
             self.analysed = [f.name for f in module.entries]
-            return _finish(list(parsed.diagnostics) + lint_module(module, options))
+            return _finish(list(parsed.diagnostics)
+                           + [d for ds in lint_module(module, options) for d in ds])
         context = (repr(options), tuple(text[s:e] if name is None else name
                                         for s, e, name in segments))
         source = SourceFile(self.path, text)
@@ -84,7 +85,7 @@ class IncrementalLinter:
             result = self.cache.get(key)
             if result is None:
                 self.analysed.append(fn.name)
-                found = lint_module(module, replace(options, kernels=(_literal(fn.name),)))
+                found = lint_module(module, replace(options, kernels=(_literal(fn.name),)))[index]
                 encoded = _encode(found, segments, segment)
                 if encoded is None:
                     out.extend(found)

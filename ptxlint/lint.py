@@ -1,8 +1,11 @@
 """One `lint()` for every front end (CLI, LSP, pre-launch hook): text -> parse ->
-analysis per kernel -> rules -> diagnostics."""
+analysis per kernel -> rules -> diagnostics; `jobs > 1` shares a large file's kernels
+among forked worker processes."""
 from __future__ import annotations
 
 import fnmatch
+import multiprocessing
+import re
 from dataclasses import dataclass, field
 
 from . import arch as arch_mod
@@ -12,10 +15,14 @@ from .interp.worklist import FixpointParams
 from .ir.build import PARSE_ERROR, parse_module
 from .ir.module import Module
 from .launch import LaunchConfig
+from .parse.lexer import blank_comments, split_statements
 from .rules.base import RuleContext, canonical, load_rules
 from .source import SourceFile
 
 LAUNCH_ERROR = "launch-config"
+# Below this many lines of kernel bodies a file is linted in one process: starting a
+# worker costs more than it saves.
+PARALLEL_MIN_LINES = 2000
 
 
 @dataclass
@@ -49,42 +56,57 @@ class LintReport:
     path: str
     diagnostics: list[Diagnostic]
     source: SourceFile
-    module: Module | None
+    module: Module | None  # None when workers parsed it (`jobs > 1`)
+    entries: tuple[str, ...] = ()  # the kernels' names
 
     @property
     def parsed(self) -> bool:
         return not any(d.rule == PARSE_ERROR for d in self.diagnostics)
 
 
-def lint_text(text: str, path: str = "<input>", options: LintOptions | None = None) -> LintReport:
+def lint_text(text: str, path: str = "<input>", options: LintOptions | None = None,
+              jobs: int = 1) -> LintReport:
+    """`jobs > 1`: the kernels of a large file are shared among that many processes
+    (`_lint_parallel`); the report is the same as with one."""
     options = options or LintOptions()
+    if jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+        code = blank_comments(text)
+        shares = _shares(code, jobs)
+        if len(shares) > 1:
+            return _lint_parallel(text, path, options, code, shares)
     parsed = parse_module(text, path)
+    entries = tuple(f.name for f in parsed.module.entries)
     diagnostics = list(parsed.diagnostics)
     if not parsed.ok:
-        return LintReport(path, diagnostics, parsed.source, parsed.module)
-    diagnostics.extend(lint_module(parsed.module, options))
+        return LintReport(path, diagnostics, parsed.source, parsed.module, entries)
+    diagnostics.extend(d for ds in lint_module(parsed.module, options) for d in ds)
     diagnostics.sort(key=Diagnostic.sort_key)
-    return LintReport(path, _dedupe(diagnostics), parsed.source, parsed.module)
+    return LintReport(path, _dedupe(diagnostics), parsed.source, parsed.module, entries)
 
 
-def lint_module(module: Module, options: LintOptions) -> list[Diagnostic]:
+def lint_module(module: Module, options: LintOptions, skipped=()) -> list[list[Diagnostic]]:
+    """Per entry of the module, in order, its findings (none for the `skipped` ones)."""
     rules = [cls() for rule_id, cls in sorted(load_rules().items())
              if options.rule_enabled(rule_id)]
     target = arch_mod.get(options.arch or _arch_target(module))
-    out: list[Diagnostic] = []
-    for fn in module.entries:
-        if options.kernels and not any(fnmatch.fnmatchcase(fn.name, k) for k in options.kernels):
-            continue
-        try:
-            result = analyze(fn, options.launch_for(fn.name), module=module,
-                             params=FixpointParams(time_budget=options.time_budget))
-        except ValueError as exc:  # a launch configuration that does not fit the kernel
-            out.append(Diagnostic(LAUNCH_ERROR, Severity.ERROR, str(exc), module.path, fn.span,
-                                  kernel=fn.name))
-            continue
-        out.extend(d for d in result.diagnostics if options.rule_enabled(d.rule))
-        if result.complete:
-            out.extend(check_rules(rules, module, result, target, options.rule_options))
+    skipped = {id(fn) for fn in skipped}
+    return [[] if id(fn) in skipped else lint_entry(module, fn, options, rules, target)
+            for fn in module.entries]
+
+
+def lint_entry(module: Module, fn, options: LintOptions, rules: list, target
+               ) -> list[Diagnostic]:
+    if options.kernels and not any(fnmatch.fnmatchcase(fn.name, k) for k in options.kernels):
+        return []
+    try:
+        result = analyze(fn, options.launch_for(fn.name), module=module,
+                         params=FixpointParams(time_budget=options.time_budget))
+    except ValueError as exc:  # a launch configuration that does not fit the kernel
+        return [Diagnostic(LAUNCH_ERROR, Severity.ERROR, str(exc), module.path, fn.span,
+                           kernel=fn.name)]
+    out = [d for d in result.diagnostics if options.rule_enabled(d.rule)]
+    if result.complete:
+        out.extend(check_rules(rules, module, result, target, options.rule_options))
     return out
 
 
@@ -109,6 +131,116 @@ def check_rules(rules: list, module: Module, result, target, rule_options: dict
                 if key not in in_callees or d.severity > in_callees[key].severity:
                     in_callees[key] = d
     return out + list(in_callees.values())
+
+
+
+# ---- one file, several processes -------------------------------------------------------
+_TOP_LEVEL = re.compile(r"[{};]|\.entry\b")
+
+
+def _shares(code: str, jobs: int) -> list[list[tuple[int, int]]]:
+    """The kernel bodies (offsets of their `{` and `}` in comment-blanked text) shared
+    among at most `jobs` workers by lines, largest first to the least loaded; one share
+    when the file is small or has fewer than two kernels. A kernel body is a top-level
+    `{...}` after a header that says `.entry`; device functions are not shared out: every
+    worker builds them (the kernels that call them need them)."""
+    bodies: list[tuple[int, int]] = []
+    depth, header, start = 0, False, -1
+    for m in _TOP_LEVEL.finditer(code):
+        t = m.group()
+        if t == "{":
+            if depth == 0 and header:
+                start = m.start()
+            depth += 1
+        elif t == "}":
+            depth = max(depth - 1, 0)
+            if depth == 0:
+                if start >= 0:
+                    bodies.append((start, m.start()))
+                header, start = False, -1
+        elif depth == 0:
+            header = t != ";"
+    lines = {b: code.count("\n", *b) for b in bodies}
+    if len(bodies) < 2 or sum(lines.values()) < PARALLEL_MIN_LINES:
+        return [bodies]
+    loads: list[list] = [[0, []] for _ in range(min(jobs, len(bodies)))]
+    for body in sorted(bodies, key=lambda b: -lines[b]):
+        least = min(loads, key=lambda load: load[0])
+        least[0] += lines[body]
+        least[1].append(body)
+    return [sorted(share) for _, share in loads]
+
+
+def _without(code: str, bodies: list[tuple[int, int]]) -> str:
+    """`code` with the insides of these bodies blanked (lengths and newlines kept, so
+    every offset, line and column stays true)."""
+    pieces, pos = [], 0
+    for open_, close in sorted(bodies):
+        pieces.append(code[pos:open_ + 1])
+        pieces.append("\n".join(" " * len(line) for line in code[open_ + 1:close].split("\n")))
+        pos = close
+    pieces.append(code[pos:])
+    return "".join(pieces)
+
+
+def _lint_share(text: str, path: str, options: LintOptions, code: str, shares, i: int
+                ) -> tuple:
+    """Worker i: lex and parse with the other workers' kernel bodies blanked, lint its
+    own kernels. (parse diagnostics, findings per entry or None when the parse failed,
+    entry names)."""
+    others = [b for j, share in enumerate(shares) if j != i for b in share]
+    mine = _without(code, others)
+    parsed = parse_module(text, path, lexed=(mine, list(split_statements(mine))),
+                          skip=frozenset(open_ for open_, _ in others))
+    names = tuple(f.name for f in parsed.module.entries)
+    if not parsed.ok:
+        return parsed.diagnostics, None, names
+    return parsed.diagnostics, lint_module(parsed.module, options, parsed.skipped), names
+
+
+def _child(conn, *args) -> None:
+    try:
+        conn.send(_lint_share(*args))
+    except BaseException:  # noqa: BLE001  (the parent does this share itself)
+        conn.send(None)
+    finally:
+        conn.close()
+
+
+def _lint_parallel(text: str, path: str, options: LintOptions, code: str, shares
+                   ) -> LintReport:
+    """Shares 1.. in forked children (which inherit the text: nothing is pickled on the
+    way in), share 0 here; the findings merge in entry order, as `lint_text` orders
+    them in one process."""
+    context = multiprocessing.get_context("fork")
+    children = []
+    for i in range(1, len(shares)):
+        mine, theirs = context.Pipe(duplex=False)
+        proc = context.Process(target=_child, args=(theirs, text, path, options, code,
+                                                    shares, i), daemon=True)
+        proc.start()
+        theirs.close()
+        children.append((i, proc, mine))
+    results = [_lint_share(text, path, options, code, shares, 0)]
+    for i, proc, conn in children:
+        try:
+            result = conn.recv()
+        except EOFError:  # the child died
+            result = None
+        proc.join()
+        results.append(result or _lint_share(text, path, options, code, shares, i))
+    if any(per_entry is None for _, per_entry, _ in results):
+        # a syntax error: report the parse of the whole file, as one process would
+        parsed = parse_module(text, path)
+        return LintReport(path, list(parsed.diagnostics), parsed.source, None,
+                          tuple(f.name for f in parsed.module.entries))
+    diagnostics = [d for parse, _, _ in results for d in parse]
+    names = results[0][2]
+    for k in range(len(names)):
+        for _, per_entry, _ in results:
+            diagnostics.extend(per_entry[k])
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return LintReport(path, _dedupe(diagnostics), SourceFile(path, text), None, names)
 
 
 def _arch_target(module: Module) -> str | None:

@@ -232,10 +232,10 @@ def test_parallel_jobs_give_the_same_report(tmp_path, capsys):
 def test_per_file_errors_do_not_stop_the_run(tmp_path, capsys, monkeypatch):
     import ptxlint.lint
 
-    def boom(text, path, options):
+    def boom(text, path, options, jobs=1):
         if path.endswith("boom.ptx"):
             raise RuntimeError("kaput")
-        return real(text, path, options)
+        return real(text, path, options, jobs)
 
     real = ptxlint.lint.lint_text
     monkeypatch.setattr(ptxlint.lint, "lint_text", boom)

@@ -60,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="minimum severity shown (default note)")
     out.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1)")
     out.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                     help="analyse N files in parallel processes (0: one per CPU)")
+                     help="analyse N files (or one file's kernels) in parallel processes "
+                          "(0: one per CPU)")
     info = p.add_argument_group("information")
     info.add_argument("--version", action="version", version=f"ptxlint {__version__}")
     info.add_argument("--list-rules", action="store_true", help="list the rules and exit")

@@ -36,6 +36,7 @@ class Job:
     parse_only: bool = False
     minimum: Severity = Severity.NOTE
     failure: Diagnostic | None = None
+    kernel_jobs: int = 1  # processes sharing this file's kernels (`lint_text`'s `jobs`)
 
 
 @dataclass
@@ -189,8 +190,8 @@ def _lint(job: Job, text: str) -> FileResult:
     else:
         from ..lint import lint_text  # noqa: PLC0415
 
-        report = lint_text(text, job.path, job.options)
-        diagnostics, module = report.diagnostics, report.module
+        report = lint_text(text, job.path, job.options, job.kernel_jobs)
+        return FileResult(job.path, report.diagnostics, text, report.entries)
     entries = tuple(f.name for f in module.entries) if module is not None else ()
     return FileResult(job.path, diagnostics, text, entries)
 
@@ -206,6 +207,9 @@ def internal_error(path: str, exc: BaseException) -> Diagnostic:
 
 
 def run_jobs(jobs: list[Job], workers: int, progress: bool = False) -> list[FileResult]:
+    """Files in `workers` processes; one file's kernels, when it is the only one."""
+    if len(jobs) == 1:
+        jobs[0].kernel_jobs = workers
     workers = min(workers, len(jobs))
     if workers <= 1:
         return _collect(map(lint_job, jobs), jobs, progress)

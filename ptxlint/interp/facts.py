@@ -48,8 +48,12 @@ class Facts:
         self.in_states = in_states
         self.divergent = divergent
         self._interp = interpreter
-        self.seconds = 0.0  # what the analysis took (set by `analysis.analyze`)
         self._narrowed: dict[int, tuple] = {}  # id(access) -> (access, `narrowed`)
+
+    @property
+    def work(self) -> int:
+        """Instructions the fixpoint interpreted (deterministic, unlike seconds)."""
+        return self._interp.work
 
     @property
     def function(self):

@@ -122,6 +122,9 @@ class Interpreter:
         self.in_states: list[State | None] = [None] * len(cfg.blocks)
         self.out_states: list[State | None] = [None] * len(cfg.blocks)
         self.visits = [0] * len(cfg.blocks)
+        # instructions interpreted: what the analysis cost, as a number that is the same
+        # on every run (budgets for optional extra work are set in it, not in seconds)
+        self.work = 0
         self.requeue: set[int] = set()
         self._order = cfg.rpo_index
         self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
@@ -256,7 +259,9 @@ class Interpreter:
     # ---- blocks and edges ----------------------------------------------------------------
     def interpret_block(self, b: int, state: State) -> State:
         step = self.step
-        for insn in self.cfg.blocks[b].instructions:
+        instructions = self.cfg.blocks[b].instructions
+        self.work += len(instructions)
+        for insn in instructions:
             step(insn, state)
         return state
 

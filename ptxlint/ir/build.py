@@ -38,28 +38,40 @@ class ParseResult:
     module: Module
     diagnostics: list[Diagnostic]
     source: SourceFile
+    skipped: tuple[Function, ...] = ()  # functions whose bodies were not built (`skip`)
 
     @property
     def ok(self) -> bool:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
 
-def parse_module(text: str, path: str = "<input>") -> ParseResult:
+def parse_module(text: str, path: str = "<input>", *,
+                 lexed: tuple[str, list[Statement]] | None = None,
+                 skip: frozenset[int] = frozenset()) -> ParseResult:
+    """`lexed`: the comment-blanked text (`blank_comments`) and its statements, when the
+    caller has them already. `skip`: offsets of the `{` of
+    function bodies to pass over: those functions keep their headers and get empty bodies
+    (`lint_parallel` builds each kernel's body in one worker only)."""
     source = SourceFile(path, text)
     builder = _ModuleBuilder(source)
+    builder.skip = skip
     # Parsing allocates hundreds of thousands of small acyclic objects; the cyclic
     # garbage collector would rescan them again and again (a quarter of the time).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        builder.code = blank_comments(text)
-        builder.run(split_statements(builder.code))
+        if lexed is None:
+            builder.code = blank_comments(text)
+            builder.run(split_statements(builder.code))
+        else:
+            builder.code = lexed[0]
+            builder.run(lexed[1])
     except RecursionError:  # pathological nesting in a constant expression
         builder.error_at_offset(0, "input nests too deeply to parse")
     finally:
         if gc_was_enabled:
             gc.enable()
-    return ParseResult(builder.module, builder.diagnostics, source)
+    return ParseResult(builder.module, builder.diagnostics, source, tuple(builder.skipped))
 
 
 def _int(text: str) -> int:
@@ -245,6 +257,9 @@ class _ModuleBuilder:
         self.symbol_uses: list[tuple[str, Toks, int, Function | None, bool]] = []
         self.last_label: Label | None = None
         self.function_labels: dict[int, dict[str, int]] = {}
+        self.skip: frozenset[int] = frozenset()  # `parse_module`'s `skip`
+        self.skipped: list[Function] = []
+        self.skipping = 0  # braces open inside a body being passed over
 
     # ---- diagnostics ---------------------------------------------------------------
     def _span(self, first: Token, last: Token | None = None) -> Span:
@@ -280,6 +295,14 @@ class _ModuleBuilder:
 
     def run(self, statements: list[Statement]) -> None:
         for st in statements:
+            if self.skipping:
+                if st.kind == "open":
+                    self.skipping += 1
+                elif st.kind == "close":
+                    self.skipping -= 1
+                    if not self.skipping:
+                        self.close_brace(Token("}", st.start, st.line))
+                continue
             if st.kind == "open":
                 self.open_brace(Token("{", st.start, st.line))
             elif st.kind == "close":
@@ -356,6 +379,9 @@ class _ModuleBuilder:
                                         if p.space == "reg")
             self.registers = {}
             self.saved_registers = []
+            if tok.start in self.skip:
+                self.skipping = 1
+                self.skipped.append(self.function)
             return
         if self.function is None:
             self.error(tok, "'{' outside a function body")

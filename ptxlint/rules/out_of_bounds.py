@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import bisect
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -40,13 +39,16 @@ VERBS = {"load": "load", "store": "store", "atomic": "atomic access", "reduce": 
 INDEX_NAMES = {"tid.x": "%tid.x", "tid.y": "%tid.y", "tid.z": "%tid.z", "laneid": "%laneid"}
 # An offset range this wide says nothing about the index (it comes from unknown data).
 UNINFORMATIVE_SPAN = 1 << 31
+# The search's budget is counted in instructions interpreted (`Facts.work`, about 17 us
+# each), not seconds, so that the same file gets the same words on every run and machine.
 SEARCH_PROBES = 48  # re-analyses per kernel spent looking for a parameter threshold
-SEARCH_SECONDS = 0.5  # ... and their total time, at most
-# ... and at most this many times the kernel's own analysis (at least SEARCH_FLOOR s): a
+SEARCH_WORK = 30_000  # ... and the instructions they interpret, at most
+# ... and at most this many times the kernel's own analysis (at least SEARCH_FLOOR): a
 # probe is a whole analysis, and the search words notes; it must not dominate the lint
 SEARCH_RELATIVE = 2.0
-SEARCH_FLOOR = 0.05
-SEARCH_PROBE_SECONDS = 0.05  # a kernel whose first probe takes longer is not searched
+SEARCH_FLOOR = 3_000
+SEARCH_PROBE_WORK = 3_000  # a kernel whose first probe costs more is not searched
+SEARCH_SECONDS = 0.5  # a probe's own time budget (a safety net: the work budget binds)
 SEARCH_MAX_INSTRUCTIONS = 1000
 
 
@@ -291,13 +293,13 @@ def _witness(terms: dict[str, int], t, lane: int, byte: int, base: int | bool,
 class ThresholdSearch:
     """Re-analyses the kernel with one unknown integer parameter fixed, to find the
     largest value for which an access stays in bounds ("out of bounds when `n` > 256").
-    Each probe is a full sound analysis; probes are cached and limited in number and time."""
+    Each probe is a full sound analysis; probes are cached and limited in number and work."""
 
     def __init__(self, rc: RuleContext):
         self.rc = rc
         self.cache: dict[tuple[str, int], Facts | None] = {}
-        budget = min(SEARCH_SECONDS, max(SEARCH_FLOOR, SEARCH_RELATIVE * rc.facts.seconds))
-        self.deadline = time.perf_counter() + budget
+        self.budget = min(SEARCH_WORK, max(SEARCH_FLOOR, SEARCH_RELATIVE * rc.facts.work))
+        self.spent = 0
         self.probes = 0
         # a probe re-analyses the kernel: not from inside a device function it calls
         self.enabled = rc.entry is None and \
@@ -321,20 +323,18 @@ class ThresholdSearch:
     def _facts(self, name: str, value: int) -> Facts | None:
         key = (name, value)
         if key not in self.cache:
-            if not self.enabled or self.probes >= SEARCH_PROBES or \
-                    time.perf_counter() > self.deadline:
+            if not self.enabled or self.probes >= SEARCH_PROBES or self.spent >= self.budget:
                 raise TimeoutError
             self.probes += 1
             from ..analysis import analyze  # noqa: PLC0415 - re-analysis on demand
             rc = self.rc
             launch = replace(rc.launch, block=(value, 1, 1)) if name == "block" else \
                 replace(rc.launch, params={**rc.launch.params, name: value})
-            start = time.perf_counter()
             facts = analyze(rc.function, launch, module=rc.module,
                             params=FixpointParams(time_budget=SEARCH_SECONDS)).facts
-            if facts is not None:
-                facts.accesses  # noqa: B018 - part of the probe's cost
-            self.enabled = time.perf_counter() - start <= SEARCH_PROBE_SECONDS
+            work = SEARCH_WORK if facts is None else facts.work
+            self.spent += work
+            self.enabled = work <= SEARCH_PROBE_WORK
             self.cache[key] = facts
         return self.cache[key]
 

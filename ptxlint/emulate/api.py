@@ -44,6 +44,10 @@ class RunResult:
     thread_instructions: int
     seconds: float
     globals: dict[str, np.ndarray] = field(default_factory=dict)  # module variables' bytes
+    buffers: dict[str | int, int] = field(default_factory=dict)  # argument key -> address
+    # watched pc -> space -> (lowest, highest) address its lanes used there (shared: the
+    # offset in the block's window); no entry for a space it never reached
+    extents: dict[int, dict[str, tuple[int, int]]] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -94,13 +98,14 @@ def _encode(value, p) -> bytes:
 def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict | None = None,
                dynamic_smem: int = 0, observe: bool = True, trace: bool = False,
                max_steps: int = 20_000_000, chunk_threads: int = 65536,
-               probe=None) -> RunResult:
+               probe=None, watch=()) -> RunResult:
     """Run `kernel` over `grid` x `block` threads (ints or 1-3 tuples); see the module
     docstring for `args`. `observe=False` keeps only the events (no per-access
     statistics); `trace=True` also records every warp request; `max_steps` bounds the
     number of instruction steps (groups of threads) before `EmulationError`; `probe`,
     when given, is called as `probe(machine, pc)` before every step, the step's threads
-    in `machine.active()` (differential testing reads registers there)."""
+    in `machine.active()` (differential testing reads registers there); `watch`: pcs
+    whose lowest and highest address the result's `extents` gives."""
     started = time.perf_counter()
     program = Program(load_module(module_or_ptx), kernel)
     grid, block = _dims(grid), _dims(block)
@@ -109,6 +114,7 @@ def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict
         raise EmulationError(f"a block of {tpb} threads exceeds the limit of 1024")
     mem = _Launch(program, dict(args or {}), dynamic_smem)
     recorder = Recorder(program, observe=observe, trace=trace)
+    recorder.extents = {pc: {} for pc in watch}
     total = 0
     n_blocks = grid[0] * grid[1] * grid[2]
     per_chunk = max(1, chunk_threads // tpb)
@@ -122,7 +128,9 @@ def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict
             total += sched.thread_instructions
     mem.finish()
     return RunResult(mem.outputs, recorder.obs, total, time.perf_counter() - started,
-                     {r.name: r.data[: r.size] for r in mem.regions if r.name in program.layout.globals})
+                     {r.name: r.data[: r.size] for r in mem.regions if r.name in program.layout.globals},
+                     mem.buffers, {pc: {space: tuple(span) for space, span in spans.items()}
+                                  for pc, spans in recorder.extents.items()})
 
 
 class _Launch:
@@ -140,6 +148,7 @@ class _Launch:
                        for p in lay.consts.values()]
         self.params = np.zeros(program.param_size, np.uint8)
         self.outputs: dict = {}
+        self.buffers: dict = {}  # argument key -> the address its array is mapped at
         self.copies_back: list[tuple[np.ndarray, np.ndarray]] = []
         cursor = align_up(lay.global_end, 256)
         for i, p in enumerate(program.kernel.params):
@@ -162,6 +171,7 @@ class _Launch:
         flat = arr.reshape(-1).view(np.uint8)
         self.regions.append(Region(f"{name} (argument {key})", cursor, flat.size, flat))
         self.outputs[key] = value
+        self.buffers[key] = cursor
         return cursor, align_up(cursor + flat.size + GLOBAL_GAP, 256)
 
     def memory(self, m: Machine) -> Memory:

@@ -22,6 +22,9 @@ class Recorder:
         self.trace = trace
         self.event_limit = event_limit
         self.obs = Observations()
+        # pc -> space -> [lowest, highest] address any lane used there (`run_kernel`'s
+        # `watch`); shared addresses as offsets in the block's window
+        self.extents: dict[int, dict[str, list[int]]] = {}
 
     # ---- helpers ------------------------------------------------------------------------------------
     def _where(self, pc: int | None) -> tuple[int | None, str]:
@@ -79,6 +82,16 @@ class Recorder:
     # ---- memory ------------------------------------------------------------------------------------
     def access(self, m, kind: str, width: int, addr: np.ndarray, threads: np.ndarray,
                spaces: list[tuple[str, np.ndarray]], bad: np.ndarray) -> None:
+        spans = self.extents.get(m.pc)
+        if spans is not None:
+            for space, pos in spaces:
+                if len(pos):
+                    a = addr[pos]
+                    if space == "shared":
+                        a = a & np.uint64((1 << 32) - 1)
+                    lo, hi = int(a.min()), int(a.max())
+                    span = spans.setdefault(space, [lo, hi])
+                    span[0], span[1] = min(span[0], lo), max(span[1], hi)
         if bad.any():
             self._out_of_bounds(m, kind, width, addr, threads, spaces, bad)
         if not self.observe or all(space in ("param", "const") for space, _ in spaces):

@@ -28,6 +28,7 @@ from ..ir.operands import Address
 from ..ir.traits import MemoryAccess
 from ..ir.types import Kind
 from .base import Rule, RuleContext
+from .replay import Replay
 
 # Instructions whose address operand is one thread's own access of `access_bytes` bytes
 # (warp-cooperative wmma, tensor memory, prefetches and hints are left out).
@@ -429,7 +430,9 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
     thread, plus the access width. An error means some thread of the block overflows in
     every execution the analysis covers; a warning that some execution may, or that it
     does when an unknown kernel parameter exceeds a bound; a note that the answer
-    depends on an unknown block shape or on an index the analysis cannot bound.
+    depends on an unknown block shape or on an index the analysis cannot bound. With an
+    exact launch, a possible overflow whose address depends on the launch alone is
+    settled by an emulated run of it: dropped, or an error naming a thread.
 
     ## Why is this bad?
     An out-of-bounds shared or local access silently reads or corrupts a neighbouring
@@ -464,6 +467,7 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         search = ThresholdSearch(rc)
+        replay = Replay(rc)
         for site in memory_sites(rc.facts):
             r = site.address.region
             if r is None or r.obj is None or not spaces_agree(site) or site.width <= 0:
@@ -481,6 +485,8 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
                     continue
                 if better is not site:
                     site, verdict = better, judge(rc, better, size)
+            if verdict.kind == "possible" and not site.operand and rc.launch is not None:
+                verdict = replayed(replay, site, r.obj, r.space, size, verdict)
             if verdict.kind != "clean":
                 yield self._report(rc, site, r.obj, size, source, verdict, search)
 
@@ -509,6 +515,24 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
             details={"object": obj, "size": size, "first_bad_byte": first,
                      "last_byte": last, "definite": verdict.kind == "definite"})
         return with_severity(d, severity)
+
+
+def replayed(replay: Replay, site: Site, obj: str, space: str, size: int,
+             verdict: Verdict) -> Verdict:
+    """A possible overflow of a kernel buffer or a shared variable settled by running the
+    launch (`replay`): clean when no lane's address leaves the object, definite when one
+    does."""
+    if space == "global" and obj not in replay.rc.launch.extents:
+        return verdict
+    found = replay.extent(site.insn, obj, space)
+    if found is None:
+        return verdict
+    lo, hi, witness = found[0], found[1] + site.width - 1, found[2]
+    if is_clean(lo, hi, size):
+        return Verdict("clean", verdict.si, lo, hi)
+    return Verdict("definite", verdict.si, lo, hi,
+                   f"{witness or f'its lanes reach bytes {lo}..{hi}'} in an emulated run of this "
+                   "launch")
 
 
 UNKNOWN_BLOCK = "the block shape is unknown: give it with --block X,Y,Z or declare .reqntid"

@@ -2,10 +2,10 @@
 level with the configuration the pricer launches it with, and each deliberately flawed
 twin produces exactly the finding it was written to show.
 
-Two analysis gaps remain (false positives, described with those now closed in
-docs/pricing.md, "Known analysis gaps"): `mt_raw` everywhere (a strict xfail), and the
-MT19937 Monte Carlo kernels when nvcc rather than NVRTC builds them (an xfail on that
-compiler only: nvcc indexes the twist with byte offsets kept beside the word index).
+One analysis gap remains (false positives, described with those now closed in
+docs/pricing.md, "Known analysis gaps"): the MT19937 kernels when nvcc rather than NVRTC
+builds them (an xfail on that compiler only: nvcc indexes the twist with byte offsets
+kept beside the word index, and the race rule cannot relate the two).
 """
 from __future__ import annotations
 
@@ -24,29 +24,14 @@ from ptxlint import Certainty, Severity
 
 ARCH = "sm_80"
 
-UNROLL_GAP = ("analysis gap (false positive out-of-bounds): mt_raw's output loop "
-              "`for (k = lane; k < 624; k += 32)` is unrolled by 4 after a prologue of "
-              "((111 - lane) / 32 + 1) % 4 iterations; that `k + 96 < 624` holds in the "
-              "unrolled body follows from the prologue's count, which needs modular "
-              "reasoning about the trip count that the interval domains do not do; "
-              "docs/pricing.md, \"Known analysis gaps\"")
+NVCC_MT_GAP = ("analysis gap (false positive shared-memory-race) with the nvcc fallback "
+               "only: nvcc's MT19937 twist keeps a byte offset (`(4 * tid) & 124`, then "
+               "+= 512) beside the word index it compares (`lane | 96`, += 128); the race "
+               "rule cannot tell that the words a lane writes are not those another lane "
+               "reads before the warp synchronises; docs/pricing.md")
 
 
-NVCC_MT_GAP = ("analysis gap (false positive out-of-bounds) with the nvcc fallback only: "
-               "nvcc's MT19937 twist keeps a byte offset (`(4 * tid) & 124`, then += 512) "
-               "beside the word index it compares (`lane | 96`, += 128); relating the two "
-               "needs bit-level reasoning about `and`/`or`, and the `far` address adds a "
-               "`selp` of two constants chosen by the index; docs/pricing.md")
-
-
-def _marks(name: str):
-    if name == "mt_raw":
-        return [pytest.mark.xfail(strict=True, reason=UNROLL_GAP)]
-    return []
-
-
-PRODUCTION = [pytest.param(launch, id=name, marks=_marks(name))
-              for name, launch in production_launches()]
+PRODUCTION = [pytest.param(launch, id=name) for name, launch in production_launches()]
 
 
 def _findings(launch: Launch, compiler) -> list:

@@ -35,7 +35,8 @@ from ..ir.types import Kind, lookup
 from .base import RuleContext
 
 MAX_THREADS = 1 << 16  # a larger grid is not run
-MAX_STEPS = 400_000  # warp-group steps of one run (about a second at worst)
+MAX_STEPS = 50_000  # thread-group steps of one run (8 us each: 0.4 s at worst)
+MAX_BUFFER_BYTES = 1 << 28  # zeroed buffers the run may allocate, in all
 # instructions a launch-determined slice may contain (besides branches and param loads)
 PURE = frozenset({
     "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "max",
@@ -247,7 +248,7 @@ class Replay:
             result = run_kernel(rc.module, fn.name, launch.grid, launch.block, args,
                                 dynamic_smem=launch.dynamic_smem or 0, observe=False,
                                 max_steps=MAX_STEPS, watch=sorted(set(pcs.values())))
-        except (EmulationError, ValueError, TypeError, OverflowError):
+        except (EmulationError, ValueError, TypeError, OverflowError, MemoryError):
             return None
         if any(kind in SPOILERS for kind, _ in result.observations.event_counts):
             return None
@@ -261,7 +262,7 @@ def _exact(rc: RuleContext) -> bool:
     threads = 1
     for d in (*launch.grid, *launch.block):
         threads *= d
-    return threads <= MAX_THREADS
+    return threads <= MAX_THREADS and sum(launch.extents.values()) <= MAX_BUFFER_BYTES
 
 
 def _is_pointer(op, pointers: set[str]) -> bool:

@@ -89,3 +89,8 @@ def test_too_many_threads_are_not_run(monkeypatch):
 def test_run_over_its_budget_leaves_the_static_verdict(monkeypatch):
     monkeypatch.setattr("ptxlint.rules.replay.MAX_STEPS", 10)
     assert [d.line for d in findings(VECTOR_ADD)] == UNROLLED
+
+
+def test_huge_buffers_are_not_allocated(monkeypatch):
+    monkeypatch.setattr("ptxlint.rules.replay.MAX_BUFFER_BYTES", 1000)
+    assert [d.line for d in findings(VECTOR_ADD)] == UNROLLED

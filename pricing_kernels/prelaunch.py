@@ -3,7 +3,9 @@ real grid, block, scalar values and buffer sizes before its module is loaded.
 
 Error-level findings raise `ptxlint.PreLaunchError` (its `str()` is the rendered
 diagnostics) and the launch does not happen; warnings are logged by ptxlint on the
-`ptxlint` logger; `enabled=False` (`--no-lint`) skips the check.
+`ptxlint` logger; `enabled=False` (`--no-lint`) skips the check. The pricer keeps the
+results in `lint/` of its build cache (`build.default_cache_dir()`), so a run that
+launches what an earlier run launched does not analyse it again.
 """
 from __future__ import annotations
 
@@ -28,15 +30,16 @@ class LintRecord:
                              for d in self.findings if _at_least_warning(d)]}
 
 
-def check(launch: Launch, ptx: str, arch: str) -> LintRecord:
-    """Lint one launch; raises PreLaunchError on error-level findings."""
+def check(launch: Launch, ptx: str, arch: str, cache_dir=None) -> LintRecord:
+    """Lint one launch; raises PreLaunchError on error-level findings. `cache_dir`:
+    where results are kept between runs (`check_before_launch`)."""
     import ptxlint  # noqa: PLC0415  (on first launch: `import pricing_kernels` stays cheap)
 
     start = time.perf_counter()
     found = ptxlint.check_before_launch(
         ptx, launch.kernel, block=launch.block, grid=launch.grid,
         params=launch.lint_params(), extents=launch.lint_extents(),
-        dynamic_smem=launch.dynamic_smem, arch=arch)
+        dynamic_smem=launch.dynamic_smem, arch=arch, cache_dir=cache_dir)
     seconds = time.perf_counter() - start
     warnings = sum(1 for d in found if _at_least_warning(d))
     return LintRecord(launch.kernel, seconds, warnings, len(found) - warnings, list(found))

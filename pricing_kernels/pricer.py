@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import catalog, cpu, prelaunch, reference
-from .build import compile_ptx
+from .build import compile_ptx, default_cache_dir
 from .spec import Spec
 
 Notice = Callable[[str], None]
@@ -75,7 +75,8 @@ def run_launch(runner, launch: catalog.Launch, lint: bool, records: list
     """Build, check (unless `lint` is False) and run one launch."""
     build = compile_ptx(launch.source, runner.arch, launch.defines)
     if lint:
-        records.append(prelaunch.check(launch, build.ptx, runner.arch))
+        records.append(prelaunch.check(launch, build.ptx, runner.arch,
+                                       default_cache_dir() / "lint"))
     return runner.run(launch, build.ptx)
 
 

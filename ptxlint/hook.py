@@ -8,8 +8,13 @@ to launch a kernel (the pricer): same `lint_text()` as the command line, no file
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
+import os
+import pickle
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, Severity
@@ -19,6 +24,7 @@ log = logging.getLogger("ptxlint")
 OPTIONS = ("enable", "disable", "time_budget", "path", "uncoalesced_ratio", "kernels")
 _CACHE: dict[tuple, tuple[Diagnostic, ...]] = {}
 _CACHE_SIZE = 64
+_DISK_CACHE_FILES = 512  # a `cache_dir` keeps the newest this many results
 
 
 class PreLaunchError(RuntimeError):
@@ -76,19 +82,27 @@ def _lint(ptx_text: str, kernel: str | Iterable[str] | None, launch: Any,
 def check_before_launch(ptx_text: str, kernel: str, block: Any, grid: Any,
                         params: Mapping[str | int, int | float] | None = None,
                         extents: Mapping[str | int, int] | None = None,
-                        dynamic_smem: int = 0, arch: str | None = None) -> list[Diagnostic]:
+                        dynamic_smem: int = 0, arch: str | None = None,
+                        cache_dir: str | os.PathLike | None = None) -> list[Diagnostic]:
     """Check one launch of `kernel`: raise `PreLaunchError` if any finding is an
     error (the PTX does not parse, the kernel does not exist, the launch does not fit
     the hardware or the kernel's parameters, or a rule finds an error); otherwise log
     the warnings (logger `ptxlint`) and return every finding, warnings and notes.
     `block`/`grid`: an int, a sequence of up to three ints, or `"32,8"`. Results are
-    cached per (text, kernel, launch)."""
+    cached per (text, kernel, launch) in the process and, with `cache_dir`, in files
+    there, so that a program launching the same kernel the same way in every run pays
+    for the analysis once (the files are keyed by ptxlint's own code too)."""
     key = (ptx_text, kernel, str(block), str(grid), _frozen(params), _frozen(extents),
            dynamic_smem, arch)
     found = _CACHE.get(key)
+    if found is None and cache_dir is not None:
+        found = _load(Path(cache_dir), key)
     if found is None:
         found = tuple(_launch_findings(ptx_text, kernel, block, grid, params, extents,
                                        dynamic_smem, arch))
+        if cache_dir is not None:
+            _store(Path(cache_dir), key, found)
+    if key not in _CACHE:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = found
@@ -100,6 +114,54 @@ def check_before_launch(ptx_text: str, kernel: str, block: Any, grid: Any,
         log.log(level, "%s:%d:%d: %s: %s [%s]", d.file, d.line, d.column, d.severity,
                 d.message, d.rule)
     return diagnostics
+
+
+# ---- results on disk ---------------------------------------------------------------------
+@functools.cache
+def _code_fingerprint() -> str:
+    """ptxlint's version and its source files' sizes and times: a result computed by
+    other code is never reused."""
+    root = Path(__file__).resolve().parent
+    from . import __version__  # noqa: PLC0415
+
+    h = hashlib.sha256(__version__.encode())
+    for path in sorted(root.rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
+
+
+def _file(cache_dir: Path, key: tuple) -> Path:
+    h = hashlib.sha256(_code_fingerprint().encode())
+    h.update(repr(key[1:]).encode())
+    h.update(key[0].encode())
+    return cache_dir / f"{h.hexdigest()[:40]}.lint"
+
+
+def _load(cache_dir: Path, key: tuple) -> tuple[Diagnostic, ...] | None:
+    try:
+        with open(_file(cache_dir, key), "rb") as f:
+            found = pickle.load(f)  # written by `_store` below, in the user's own cache
+    except Exception:  # noqa: BLE001 - missing, truncated or from elsewhere: analyse
+        return None
+    ok = isinstance(found, tuple) and all(isinstance(d, Diagnostic) for d in found)
+    return found if ok else None
+
+
+def _store(cache_dir: Path, key: tuple, found: tuple[Diagnostic, ...]) -> None:
+    """Write atomically (rename), then keep the newest `_DISK_CACHE_FILES` files; a
+    directory that cannot be written only loses the cache."""
+    path = _file(cache_dir, key)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(tmp, path)
+        files = sorted(cache_dir.glob("*.lint"), key=lambda p: p.stat().st_mtime_ns)
+        for old in files[:max(0, len(files) - _DISK_CACHE_FILES)]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        log.debug("ptxlint: cannot write the lint cache in %s", cache_dir)
 
 
 def _launch_findings(ptx_text, kernel, block, grid, params, extents, dynamic_smem,

@@ -117,3 +117,56 @@ def test_results_are_cached(fake_rules, monkeypatch):
     for _ in range(3):
         ptxlint.check_before_launch(KERNEL, "k", block="32,2", grid=1, params={"n": 1})
     assert len(calls) == 1
+
+
+def test_results_are_kept_on_disk_with_cache_dir(tmp_path, monkeypatch):
+    def launch():
+        return ptxlint.check_before_launch(DIVERGENT.read_text(), "half_warp", block=32,
+                                           grid=1, cache_dir=tmp_path)
+
+    ptxlint.hook._CACHE.clear()
+    with pytest.raises(ptxlint.PreLaunchError) as first:
+        launch()
+    [stored] = list(tmp_path.glob("*.lint"))
+    # another process: nothing in memory, and analysing again would fail the test
+    ptxlint.hook._CACHE.clear()
+    monkeypatch.setattr(ptxlint.hook, "_launch_findings", lambda *a: pytest.fail("analysed"))
+    with pytest.raises(ptxlint.PreLaunchError) as again:
+        launch()
+    assert [d.to_json() for d in again.value.diagnostics] == \
+        [d.to_json() for d in first.value.diagnostics]
+    # a damaged file, or other ptxlint code, is not trusted: the launch is analysed again
+    monkeypatch.undo()
+    real = ptxlint.hook._launch_findings
+    for damage in (lambda: stored.write_bytes(b"not a pickle"),
+                   lambda: monkeypatch.setattr(ptxlint.hook, "_code_fingerprint",
+                                               lambda: "other code")):
+        damage()
+        ptxlint.hook._CACHE.clear()
+        calls = []
+        monkeypatch.setattr(ptxlint.hook, "_launch_findings",
+                            lambda *a: calls.append(1) or real(*a))
+        with pytest.raises(ptxlint.PreLaunchError):
+            launch()
+        assert calls == [1]
+    ptxlint.hook._CACHE.clear()
+
+
+def test_unwritable_cache_dir_only_loses_the_cache(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    ptxlint.hook._CACHE.clear()
+    found = ptxlint.check_before_launch(KERNEL, "k", block=32, grid=1, params={"n": 1},
+                                        cache_dir=blocker / "lint")
+    assert all(d.severity < Severity.ERROR for d in found)
+    ptxlint.hook._CACHE.clear()
+
+
+def test_disk_cache_keeps_the_newest_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(ptxlint.hook, "_DISK_CACHE_FILES", 2)
+    ptxlint.hook._CACHE.clear()
+    for n in range(4):
+        ptxlint.check_before_launch(KERNEL, "k", block=32, grid=1, params={"n": n},
+                                    cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("*.lint"))) == 2
+    ptxlint.hook._CACHE.clear()

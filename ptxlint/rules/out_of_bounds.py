@@ -302,6 +302,7 @@ class ThresholdSearch:
         self.budget = min(SEARCH_WORK, max(SEARCH_FLOOR, SEARCH_RELATIVE * rc.facts.work))
         self.spent = 0
         self.probes = 0
+        self.probe_work = 0  # what the last probe cost
         # a probe re-analyses the kernel: not from inside a device function it calls
         self.enabled = rc.entry is None and \
             len(rc.function.instructions) <= SEARCH_MAX_INSTRUCTIONS
@@ -335,6 +336,7 @@ class ThresholdSearch:
                             params=FixpointParams(time_budget=SEARCH_SECONDS)).facts
             work = SEARCH_WORK if facts is None else facts.work
             self.spent += work
+            self.probe_work = work
             self.enabled = work <= SEARCH_PROBE_WORK
             self.cache[key] = facts
         return self.cache[key]
@@ -379,13 +381,23 @@ class ThresholdSearch:
         found = self._search(site, "block", 1, lim.dims[0], size)
         return None if found is None else ("`%ntid.x`", found)
 
+    def _affordable(self, probes: int) -> bool:
+        """Whether `probes` more probes like the last one fit the budget (an estimate
+        from above: some may be cached)."""
+        return self.spent + probes * self.probe_work <= self.budget
+
     def _search(self, site: Site, name: str, low: int, high: int, size: int) -> int | None:
         """The largest value in [low, high) for which the site is in bounds, when it
         is at `low` and is not at `high` (a binary search: bounds are monotone)."""
         try:
+            ends = sum((name, v) not in self.cache for v in (low, high))
+            if not self._affordable(ends + (high - low).bit_length()):
+                return None
             if self._clean(site, name, low, size) is not True or \
                     self._clean(site, name, high, size) is not False:
                 return None
+            if not self._affordable((high - low).bit_length()):
+                return None  # a search that would stop half way only costs time
             good, bad = low, high
             while bad - good > 1:
                 mid = (good + bad) // 2

@@ -36,14 +36,16 @@ def analyze(function: Function, launch=None, *, module: Module | None = None,
             params: FixpointParams = FixpointParams()) -> AnalysisResult:
     """Abstract interpretation of one function (an entry, usually) to a fixpoint."""
     start = time.perf_counter()
-    module = module or function.module or Module(path="<memory>", functions=[function])
-    launch = (launch or LaunchConfig()).resolved(function)  # ValueError: a bad configuration
     # The fixpoint allocates many small acyclic values while the parsed module (a large,
     # long-lived object graph) sits in memory: the cyclic collector would rescan that
-    # graph again and again. Paused as while parsing (`ir.build.parse_module`).
+    # graph again and again. Paused as while parsing (`ir.build.parse_module`), from the
+    # first allocation on (the allocations counted while it was paused would otherwise
+    # start a full collection right here).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
+        module = module or function.module or Module(path="<memory>", functions=[function])
+        launch = (launch or LaunchConfig()).resolved(function)  # ValueError: bad config
         result = _analyze(function, launch, module, params)
     finally:
         if gc_was_enabled:

@@ -33,6 +33,10 @@ def test_import_is_cheap_and_lazy():
             "assert 'rich' not in sys.modules; ptxlint.check; "
             "assert 'ptxlint.lint' in sys.modules or 'ptxlint.hook' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    # the rules load without numpy (the emulator's, imported only for a run)
+    code = ("import sys; from ptxlint.rules.base import load_rules; load_rules(); "
+            "assert 'numpy' not in sys.modules, 'numpy imported by a rule'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
     assert set(ptxlint.__all__) >= {"check", "check_before_launch", "PreLaunchError",
                                     "__version__"}
     with pytest.raises(AttributeError):

@@ -52,13 +52,13 @@ def parse_module(text: str, path: str = "<input>", *,
     caller has them already. `skip`: offsets of the `{` of
     function bodies to pass over: those functions keep their headers and get empty bodies
     (`lint_parallel` builds each kernel's body in one worker only)."""
-    source = SourceFile(path, text)
-    builder = _ModuleBuilder(source)
-    builder.skip = skip
     # Parsing allocates hundreds of thousands of small acyclic objects; the cyclic
     # garbage collector would rescan them again and again (a quarter of the time).
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    source = SourceFile(path, text)
+    builder = _ModuleBuilder(source)
+    builder.skip = skip
     try:
         if lexed is None:
             builder.code = blank_comments(text)

@@ -27,8 +27,6 @@ from __future__ import annotations
 import logging
 from functools import cached_property
 
-import numpy as np
-
 from ..ir.instruction import Instruction
 from ..ir.operands import Address, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, MemoryAccess, Terminator
@@ -224,7 +222,9 @@ class Replay:
 
     @cached_property
     def _run(self):
-        from ..emulate.api import run_kernel  # noqa: PLC0415 - only for exact launches
+        import numpy as np  # noqa: PLC0415 - only for exact launches (a slow import)
+
+        from ..emulate.api import run_kernel  # noqa: PLC0415
         from ..emulate.errors import EmulationError  # noqa: PLC0415
         from ..emulate.program import Program  # noqa: PLC0415
 

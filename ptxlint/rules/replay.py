@@ -25,15 +25,17 @@ control flow on a GPU (trap, deadlock, divergent `.uni`): otherwise nothing chan
 from __future__ import annotations
 
 import logging
+import re
 from functools import cached_property
 
 from ..ir.instruction import Instruction
-from ..ir.operands import Address, Immediate, Register, Symbol, registers_in
+from ..ir.operands import Address, Expression, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, MemoryAccess, Terminator
 from ..ir.types import Kind, lookup
 from .base import RuleContext
 
 log = logging.getLogger("ptxlint")
+_NAMED = re.compile(r"[A-Za-z_$]")
 
 MAX_THREADS = 1 << 16  # a larger grid is not run
 MAX_STEPS = 50_000  # thread-group steps of one run (8 us each: 0.4 s at worst)
@@ -68,7 +70,6 @@ class Replay:
                 for r in insn.defs:
                     self.defs.setdefault(r.key, []).append(insn)
         self.cfg = rc.facts.cfg
-        self.watched: dict[int, str] = {}  # id(access) -> the buffer parameter it reads
 
     # ---- the slice ------------------------------------------------------------------
     @cached_property
@@ -113,7 +114,10 @@ class Replay:
                     if not item.name.startswith(LAUNCH_SPECIALS):
                         return False
                     continue
-                work.extend(("insn", d) for d in self.defs.get(item.key, ()))
+                defs = self.defs.get(item.key)
+                if not defs:
+                    return False  # never written: the GPU reads whatever it holds
+                work.extend(("insn", d) for d in defs)
                 continue
             if id(item) in slice_:
                 continue
@@ -278,4 +282,6 @@ def _is_pointer(op, pointers: set[str]) -> bool:
         return True  # a variable's address
     if isinstance(op, Immediate):
         return False
+    if isinstance(op, Expression):
+        return _NAMED.search(op.text) is not None  # `tile+16`: a variable's address
     return any(r.key in pointers for r in registers_in(op))

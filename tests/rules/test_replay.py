@@ -94,3 +94,8 @@ def test_run_over_its_budget_leaves_the_static_verdict(monkeypatch):
 def test_huge_buffers_are_not_allocated(monkeypatch):
     monkeypatch.setattr("ptxlint.rules.replay.MAX_BUFFER_BYTES", 1000)
     assert [d.line for d in findings(VECTOR_ADD)] == UNROLLED
+
+
+def test_register_never_written_leaves_the_static_verdict(monkeypatch):
+    # %r12 (n) read without a definition: a GPU reads whatever the register holds
+    assert same_as_static(VECTOR_ADD.replace(N_LOAD, ""), monkeypatch)

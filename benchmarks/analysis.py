@@ -6,15 +6,20 @@ Without --ptx it generates the CUB corpus (ptx_samples/cccl). Each kernel is ana
 without a launch configuration (hardware limits). Prints ptxas's time to assemble the
 file, ptxlint's parse and analysis times in one process, the ratio, and the slowest
 kernels; then the same work with the kernels shared among N processes (`ptxlint -j N`,
-default: the CPUs, at least 2), and the whole lint (every rule) both ways.
+default: the CPUs, at least 2) against `ptxas --split-compile N` (ptxas's own parallel
+mode, the fair comparison), and the whole lint (every rule) both ways. The analysis
+runs as the lint runs it (`lint.analysis_params`: only what the rules can observe).
 Target: parse + analysis <= 1.0x ptxas.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,6 +32,8 @@ CHILD = r"""
 import sys, time
 from ptxlint.ir.build import parse_module
 from ptxlint.analysis import analyze
+from ptxlint.lint import analysis_params
+params = analysis_params(5.0)  # as the lint runs it
 text = open(sys.argv[1]).read()
 t0 = time.perf_counter()
 r = parse_module(text, sys.argv[1])
@@ -34,7 +41,7 @@ t1 = time.perf_counter()
 per = []
 incomplete = 0
 for fn in r.module.entries:
-    a = analyze(fn)
+    a = analyze(fn, params=params)
     per.append((a.seconds, fn.name, len(fn.instructions)))
     incomplete += not a.complete
 t2 = time.perf_counter()
@@ -60,6 +67,23 @@ def _lint_seconds(path: Path, jobs: int, what: str, repeat: int) -> float:
     return min(float(subprocess.run(
         [sys.executable, "-c", LINT_CHILD, str(path), str(jobs), what], check=True,
         capture_output=True, text=True, cwd=ROOT).stdout.split()[0]) for _ in range(repeat))
+
+
+def _ptxas_parallel(path: Path, jobs: int, repeat: int) -> float | None:
+    """ptxas with `--split-compile N` (its own parallel mode), for the -j comparison."""
+    exe = shutil.which("ptxas")
+    if exe is None:
+        return None
+    target = re.search(r"^\s*\.target\s+(\w+)", path.read_text(), re.M)
+    arch = target.group(1) if target else "sm_90"
+    best = float("inf")
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeat):
+            t = time.perf_counter()
+            subprocess.run([exe, f"-arch={arch}", "--split-compile", str(jobs), str(path),
+                            "-o", f"{tmp}/o.cubin"], check=True, capture_output=True)
+            best = min(best, time.perf_counter() - t)
+    return best
 
 
 def main() -> None:
@@ -89,13 +113,18 @@ def main() -> None:
     print("slowest kernels (s, instructions, name):")
     for line in slowest:
         print("  " + line)
+    # in parallel, against ptxas in its own parallel mode on as many threads
+    parallel = _ptxas_parallel(path, args.jobs, args.repeat)
+    if parallel:
+        print(f"ptxas --split-compile {args.jobs}: {parallel:.3f} s")
     shared = _lint_seconds(path, args.jobs, "analysis", args.repeat)
     print(f"parse + analysis, kernels in {args.jobs} processes (-j {args.jobs}): {shared:.3f} s"
-          + (f" = {shared / ptxas:.2f}x ptxas" if ptxas else ""))
-    for jobs in (1, args.jobs):
+          + (f" = {shared / parallel:.2f}x ptxas --split-compile {args.jobs}" if parallel else ""))
+    for jobs, against in ((1, ptxas), (args.jobs, parallel)):
         whole = _lint_seconds(path, jobs, "lint", args.repeat)
         print(f"whole lint (every rule), -j {jobs}: {whole:.3f} s"
-              + (f" = {whole / ptxas:.2f}x ptxas" if ptxas else ""))
+              + (f" = {whole / against:.2f}x ptxas" + (f" --split-compile {jobs}" if jobs > 1
+                                                       else "") if against else ""))
 
 
 if __name__ == "__main__":

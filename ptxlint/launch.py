@@ -37,6 +37,7 @@ from .domains.strided import wrap_int
 from .domains.value import TOP, Value
 from .interp.transfer import float_bits
 from .ir.module import Function, Module, Param
+from .ir.operands import is_special_register
 from .ir.types import Kind
 
 WARP_SIZE = 32
@@ -279,8 +280,8 @@ def _specials_read(module: Module) -> frozenset[str]:
     the caller's, so a kernel carries those its callees read too."""
     hit = _SPECIALS.get(module)
     if hit is None:
-        hit = frozenset(r.key for f in module.functions for insn in f.instructions
-                        for r in insn.uses if r.is_special)
+        hit = frozenset(key for f in module.functions for insn in f.instructions
+                        for key in insn.use_keys if is_special_register(key))
         _SPECIALS[module] = hit
     return hit
 

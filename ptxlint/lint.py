@@ -100,7 +100,7 @@ def lint_entry(module: Module, fn, options: LintOptions, rules: list, target
         return []
     try:
         result = analyze(fn, options.launch_for(fn.name), module=module,
-                         params=FixpointParams(time_budget=options.time_budget))
+                         params=analysis_params(options.time_budget))
     except ValueError as exc:  # a launch configuration that does not fit the kernel
         return [Diagnostic(LAUNCH_ERROR, Severity.ERROR, str(exc), module.path, fn.span,
                            kernel=fn.name)]
@@ -108,6 +108,12 @@ def lint_entry(module: Module, fn, options: LintOptions, rules: list, target
     if result.complete:
         out.extend(check_rules(rules, module, result, target, options.rule_options))
     return out
+
+
+def analysis_params(time_budget: float) -> FixpointParams:
+    """The fixpoint as the lint runs it: only what the rules can observe is interpreted
+    (`interp/relevance.py`), the other registers stay unknown."""
+    return FixpointParams(time_budget=time_budget, rules_only=True)
 
 
 def check_rules(rules: list, module: Module, result, target, rule_options: dict

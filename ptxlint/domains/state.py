@@ -162,23 +162,24 @@ class State:
                 del regs[key]
             else:
                 regs[key] = j
-        theirs_c = other.conds
-        if theirs_c is self.conds:
-            conds = dict(theirs_c)
+        # facts and cells: usually every one of ours is also theirs (a C-level test)
+        mine_c, theirs_c = self.conds, other.conds
+        if mine_c is theirs_c or mine_c.items() <= theirs_c.items():
+            conds = dict(mine_c)
         else:
             conds = {}
-            for k, c in self.conds.items():
+            for k, c in mine_c.items():
                 d = theirs_c.get(k)
                 if d is c or (d is not None and d == c):
                     conds[k] = c
                 elif d is not None and (j := c.join(d)) is not None:
                     conds[k] = j  # links of one shape: the offsets join
-        theirs_p = other.params
-        if theirs_p is self.params:
-            params = dict(theirs_p)
+        mine_p, theirs_p = self.params, other.params
+        if mine_p is theirs_p or mine_p.items() <= theirs_p.items():
+            params = dict(mine_p)
         else:
             params = {}
-            for k, v in self.params.items():
+            for k, v in mine_p.items():
                 w = theirs_p.get(k, _MISSING)
                 if w is not _MISSING:
                     params[k] = v if w is v else v.join(w)
@@ -235,15 +236,15 @@ class State:
         for key in keys:
             if not mine.get(key, TOP).leq(theirs[key]):
                 return False
-        mine_c = self.conds
-        if mine_c is not other.conds:
-            for key, c in other.conds.items():
+        mine_c, theirs_c = self.conds, other.conds
+        if mine_c is not theirs_c and not theirs_c.items() <= mine_c.items():
+            for key, c in theirs_c.items():
                 d = mine_c.get(key)
                 if d is not c and (d is None or not d.leq(c)):
                     return False
-        mine_p = self.params
-        if mine_p is not other.params:
-            for key, w in other.params.items():
+        mine_p, theirs_p = self.params, other.params
+        if mine_p is not theirs_p and not theirs_p.items() <= mine_p.items():
+            for key, w in theirs_p.items():
                 v = mine_p.get(key, TOP)
                 if v is not w and not v.leq(w):
                     return False

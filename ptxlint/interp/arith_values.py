@@ -193,6 +193,26 @@ def extend_value(v: Value, w: int, signed: bool, ctx: Ctx) -> Value:
 
 
 # ---- affine-preserving arithmetic ------------------------------------------------------------
+def remembered(fn):
+    """`fn(a, b, w, signed, ctx)` remembered per analysis, keyed by the identities of the
+    values (interned, so a block interpreted again, or the same computation on another
+    register, asks the same question): the answer depends on the context only through
+    its thread bounds and object alignments, which one analysis does not change. The
+    entry keeps a and b alive, so their identities stay unique."""
+    def method(a, b, w, signed, ctx):
+        key = (fn, id(a), id(b), w, signed)
+        memo = ctx.memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit[0]
+        out = fn(a, b, w, signed, ctx)
+        memo[key] = (out, a, b)
+        return out
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
 def _sum(a: Value, b: Value, sign: int, w: int, signed: bool, ctx: Ctx,
          region: Region | None) -> Value:
     if sign > 0:
@@ -206,6 +226,7 @@ def _sum(a: Value, b: Value, sign: int, w: int, signed: bool, ctx: Ctx,
     return finish(si, aff, cong, w, signed, ctx, region)
 
 
+@remembered
 def add_values(a: Value, b: Value, w: int, signed: bool, ctx: Ctx) -> Value:
     """`a + b` at w bits; a pointer plus a number stays a pointer (offsets add)."""
     if a.region is not None and b.region is None:
@@ -215,6 +236,7 @@ def add_values(a: Value, b: Value, w: int, signed: bool, ctx: Ctx) -> Value:
     return _sum(plain(a, ctx), plain(b, ctx), 1, w, signed, ctx, None)
 
 
+@remembered
 def sub_values(a: Value, b: Value, w: int, signed: bool, ctx: Ctx) -> Value:
     """`a - b` at w bits: pointer - number is a pointer, pointer - pointer into the same
     object is the (plain) difference of the offsets."""
@@ -230,6 +252,7 @@ def neg_value(a: Value, w: int, signed: bool, ctx: Ctx) -> Value:
     return sub_values(Value.const(0), plain(a, ctx), w, signed, ctx)
 
 
+@remembered
 def mul_values(a: Value, b: Value, w: int, signed: bool, ctx: Ctx) -> Value:
     """`mul.lo`: affine when one side is uniform."""
     a, b = plain(a, ctx), plain(b, ctx)
@@ -237,6 +260,7 @@ def mul_values(a: Value, b: Value, w: int, signed: bool, ctx: Ctx) -> Value:
                   a.cong.mul(b.cong, w), w, signed, ctx)
 
 
+@remembered
 def mul_wide_values(a: Value, b: Value, w: int, signed: bool, ctx: Ctx) -> Value:
     """`mul.wide`: both factors sign- or zero-extended to 2w bits, then multiplied."""
     x, y = extend_value(a, w, signed, ctx), extend_value(b, w, signed, ctx)

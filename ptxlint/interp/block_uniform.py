@@ -35,7 +35,7 @@ from ..ir.instruction import Instruction
 from ..ir.instructions.sync import CtaBarrier
 from ..ir.operands import Address, Symbol
 from ..ir.traits import Call, MemoryAccess
-from .divergence import SyncDependence, _def_keys
+from .divergence import SyncDependence
 
 #: special registers whose value may differ between threads of one block
 VARYING_SPECIALS = ("%tid", "%laneid", "%warpid", "%lanemask", "%clock", "%globaltimer",
@@ -147,12 +147,13 @@ class BlockVariance:
 
     def _plan(self, insn: Instruction) -> tuple:
         """(bits defined, how the result varies, bits used, guarded)."""
-        keys = _def_keys(insn)
+        keys = insn.def_keys
         if not keys:
             return 0, _DATA, 0, False
         defs = self.bits(keys)
         run = self.facts._interp._plans.get(id(insn))  # noqa: SLF001 -- its operand keys
-        uses = self.bits(run[2] if run is not None else (r.key for r in insn.uses))
+        uses = self.bits(run[2] if run is not None and len(run) > 2  # not sliced out
+                         else (r.key for r in insn.uses))
         cls = insn.__class__
         mode = _BY_CLASS.get(cls)
         if mode is None:

@@ -25,15 +25,6 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..cfg import CFG
-from ..ir.operands import Register
-
-
-def _def_keys(insn) -> list[str]:
-    """`[r.key for r in insn.defs]`, with the common single-register case first."""
-    dests = insn.dests
-    if len(dests) == 1 and dests[0].__class__ is Register:
-        return [dests[0].key]
-    return [r.key for r in insn.defs]
 
 
 class SyncDependence:
@@ -44,7 +35,7 @@ class SyncDependence:
         # branch block -> the merge blocks its divergence affects
         self.merges_of: dict[int, set[int]] = {}
         ipdom = cfg.ipdom
-        block_defs = [frozenset(key for i in b.instructions for key in _def_keys(i))
+        block_defs = [frozenset(key for i in b.instructions for key in i.def_keys)
                       for b in cfg.blocks]
         for block in cfg.blocks:
             if len(block.succs) < 2:

@@ -180,7 +180,19 @@ def loaded(a: Value, extra: int, t: DataType, space: str, s: State, ctx: Ctx) ->
         if cell is not None:
             return at_width(cell, t.bits, t.is_signed, ctx)
     uniform = a.is_uniform and not per_thread(a, space, ctx)
-    return Value.of_set(type_range(t), uniform)
+    return unknown_of(t, uniform)
+
+
+_UNKNOWN: dict[tuple[DataType, bool], Value] = {}
+
+
+def unknown_of(t: DataType | None, uniform: bool) -> Value:
+    """Any value of type `t`, the same in every lane when `uniform` (what a load
+    from untracked memory gives; remembered, loads are many and types few)."""
+    hit = _UNKNOWN.get((t, uniform))
+    if hit is None:
+        hit = _UNKNOWN[(t, uniform)] = Value.of_set(type_range(t), uniform)
+    return hit
 
 
 @transfers(memory.Ld, memory.Ldu, memory.MultimemLdReduce)
@@ -201,7 +213,8 @@ def load(insn: memory.Ld, s: State, ctx: Ctx) -> None:
 def store(insn: memory.St, s: State, ctx: Ctx) -> None:
     """Only `.param` stores matter: they build call arguments (and results)."""
     addr, t = insn.address, insn.type
-    if not isinstance(addr, Address) or t is None or len(insn.operands) < 2:
+    if not isinstance(addr, Address) or t is None or len(insn.operands) < 2 \
+            or insn.space not in ("param", "generic"):  # `st.global` writes no cell
         return
     a = address_value(addr, s, ctx)
     r = a.region
@@ -371,7 +384,7 @@ def match(insn: sync.MatchSync, s: State, ctx: Ctx) -> None:
 
 @transfers(sync.ReduxSync)
 def redux(insn: sync.ReduxSync, s: State, ctx: Ctx) -> None:
-    write_defs(insn, Value.of_set(type_range(insn.type), mask_uniform(insn, 2, s, ctx)), s)
+    write_defs(insn, unknown_of(insn.type, mask_uniform(insn, 2, s, ctx)), s)
 
 
 @transfers(sync.Activemask)

@@ -28,7 +28,6 @@ from ..domains.state import State
 from ..domains.value import tri_of
 from ..ir.instruction import Instruction
 from ..ir.instructions.integer import Add, Sub
-from ..ir.operands import Expression, Immediate, Register, Symbol, registers_in
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
 from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
 from .arith import CARRY
@@ -36,6 +35,7 @@ from .context import Ctx
 from .divergence import SyncDependence
 from .loops import LoopCounters, counter_step, counters_linked, shifted, thresholds
 from .refine import assume, assume_cached, written_keys
+from .relevance import sliced_out
 from .relations import Relations
 from .transfer import transfer_for, unmodelled
 
@@ -50,6 +50,8 @@ class FixpointParams:
     narrowing_passes: int = 1
     time_budget: float = 5.0  # seconds per function (calls included)
     memoize: bool = True  # replay an instruction whose inputs are those of its last run
+    # interpret only what the rules can observe (`relevance.py`); other registers unknown
+    rules_only: bool = False
 
 
 class BudgetExceeded(Exception):
@@ -61,7 +63,7 @@ _COUNTING = (Add, Sub)
 # how an instruction runs (`_plan`); a stateful one reads registers beyond its operands,
 # a counter update (`i += c`) also shifts the links that read i
 _PLAIN, _CALL, _CONTROL, _STATEFUL, _COUNTER = "plain", "call", "control", "stateful", "counter"
-_NO_REGISTERS = (Immediate, Symbol, Expression)
+_SKIPPED = (None,)  # the plan of an instruction outside the rules' slice
 # instruction class -> (kind, transfer function, whether .param cells matter); transfer
 # functions are registered at import, before any analysis
 _CLASS_PLANS: dict[type, tuple] = {}
@@ -85,15 +87,7 @@ def _plan(insn: Instruction, ctx: Ctx) -> tuple:
         special = getattr(fn, "reads_state", None) if kind is _PLAIN else None
         counts = kind is _PLAIN and issubclass(cls, _COUNTING)
         by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only, special, counts)
-    keys = []
-    for op in insn.operands:
-        if op.__class__ is Register:
-            keys.append(op.key)
-        elif not isinstance(op, _NO_REGISTERS):
-            keys.extend(r.key for r in registers_in(op))
-    if insn.guard is not None:
-        keys.append(insn.guard.register.key)
-    keys.append(CARRY)
+    keys = (*insn.def_keys, *insn.use_keys, CARRY)  # the guard is among the uses
     kind, fn, with_params, special, counts = by_class
     if special is not None and special(insn, ctx):
         kind = _STATEFUL
@@ -128,6 +122,7 @@ class Interpreter:
         self.requeue: set[int] = set()
         self._order = cfg.rpo_index
         self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
+        self._sliced_out = sliced_out(cfg.function) if params.rules_only else frozenset()
         self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
         self.loops = LoopCounters(cfg)
@@ -268,7 +263,10 @@ class Interpreter:
     def step(self, insn: Instruction, s: State) -> None:
         plan = self._plans.get(id(insn))
         if plan is None:
-            plan = self._plans[id(insn)] = _plan(insn, self.ctx)
+            plan = self._plans[id(insn)] = _SKIPPED if id(insn) in self._sliced_out \
+                else _plan(insn, self.ctx)
+        if plan is _SKIPPED:
+            return
         guard = insn.guard
         if guard is None:
             self._run(insn, plan, s)
@@ -295,13 +293,6 @@ class Interpreter:
             old = s.params.get(cell)
             if old is not v:
                 s.params[cell] = v if old is None else old.join(v)
-
-    def _execute(self, insn: Instruction, s: State) -> None:
-        """Run one instruction (guards aside) on `s`."""
-        plan = self._plans.get(id(insn))
-        if plan is None:
-            plan = self._plans[id(insn)] = _plan(insn, self.ctx)
-        self._run(insn, plan, s)
 
     def _run(self, insn: Instruction, plan: tuple, s: State) -> None:
         kind, fn, keys, with_params, counter = plan

@@ -320,7 +320,13 @@ class _ModuleBuilder:
         self.check_symbols()
 
     def statement(self, st: Statement) -> None:
-        tree = parse_statement(st.texts, st.kind)
+        texts = st.texts
+        if texts[0] == ".loc":  # a third of the statements nvcc writes: mostly repeats
+            hit = self.locs.get(tuple(texts))
+            if hit is not None:
+                self.loc = hit
+                return
+        tree = parse_statement(texts, st.kind)
         tokens = Toks(st, self)
         if isinstance(tree, SyntaxProblem):
             self.syntax_error(st, tokens, tree)

@@ -10,7 +10,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..source import Span
-from .operands import Operand, PredicatePair, Register, Sink, Vector, registers_in
+from .operands import (Address, Immediate, Operand, PredicatePair, Register, Sink, Symbol,
+                       Vector, registers_in)
+
+# instruction class -> whether it keeps the base class's operand accessors
+_PLAIN_OPERANDS: dict[type, bool] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +43,7 @@ class Instruction:
     """One PTX instruction. `opcode` is the registered (possibly dotted) opcode,
     `mods` the remaining dot-modifiers without dots, in source order."""
 
-    __slots__ = ("opcode", "mods", "guard", "operands", "span", "loc")
+    __slots__ = ("opcode", "mods", "guard", "operands", "span", "loc", "_keys")
 
     opcode_name: ClassVar[str] = ""
     # min and max operand counts; None for max means unbounded
@@ -59,6 +63,7 @@ class Instruction:
         self.operands = operands
         self.span = span
         self.loc = loc
+        self._keys: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     def __init_subclass__(cls, opcode: str | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -100,6 +105,46 @@ class Instruction:
         for op in self.sources:
             out.extend(registers_in(op))
         return out
+
+    @property
+    def def_keys(self) -> tuple[str, ...]:
+        """The keys of `defs`, computed once (instructions do not change)."""
+        return (self._keys or self._register_keys())[0]
+
+    @property
+    def use_keys(self) -> tuple[str, ...]:
+        """The keys of `uses`, computed once."""
+        return (self._keys or self._register_keys())[1]
+
+    def _register_keys(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        cls = self.__class__
+        if _PLAIN_OPERANDS.get(cls) is None:  # does the class keep the base's accessors?
+            _PLAIN_OPERANDS[cls] = all(getattr(cls, a) is getattr(Instruction, a)
+                                       for a in ("defs", "uses", "dests", "sources"))
+        if not _PLAIN_OPERANDS[cls]:
+            self._keys = (tuple([r.key for r in self.defs]), tuple([r.key for r in self.uses]))
+            return self._keys
+        # `defs` and `uses` without building operand lists: registers and addresses
+        # are most operands
+        defs, uses = [], []
+        if self.guard is not None:
+            uses.append(self.guard.register.key)
+        n = self.n_dests
+        for i, op in enumerate(self.operands):
+            c = op.__class__
+            if c is Register:
+                (defs if i < n else uses).append(op.key)
+            elif c is Address:
+                if op.base.__class__ is Register:
+                    uses.append(op.base.key)
+            elif c is not Immediate and c is not Symbol:
+                keys = [r.key for r in registers_in(op)]
+                if i >= n:
+                    uses.extend(keys)
+                elif c is Vector or c is PredicatePair:
+                    defs.extend(keys)
+        self._keys = (tuple(defs), tuple(uses))
+        return self._keys
 
     def __str__(self) -> str:
         head = f"{self.guard} " if self.guard else ""

@@ -1,6 +1,7 @@
 """Instruction operands. Immutable values; `str()` prints valid PTX."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -18,6 +19,7 @@ SPECIAL_BASES = frozenset({
 })
 
 
+@functools.cache  # asked for every register operand the analysis reads; names repeat
 def is_special_register(name: str) -> bool:
     base = name.split(".", 1)[0]
     if base in SPECIAL_BASES:

@@ -19,6 +19,18 @@ BOOL_OPS = frozenset({"and", "or", "xor"})
 VECTORS = {"v2": 2, "v4": 4, "v8": 8, "v16": 16, "v32": 32, "v64": 64, "v128": 128}
 
 
+_TYPES_OF: dict[tuple[str, ...], tuple[DataType, ...]] = {}
+
+
+def _types_of(mods: tuple[str, ...]) -> tuple[DataType, ...]:
+    """The type modifiers among `mods`, in order (asked for again and again by the
+    analysis; modifier tuples repeat, so they are remembered)."""
+    hit = _TYPES_OF.get(mods)
+    if hit is None:
+        hit = _TYPES_OF[mods] = tuple(t for t in map(lookup, mods) if t is not None)
+    return hit
+
+
 class HasDest(Instruction):
     """Writes its first operand (a register, vector or predicate pair)."""
 
@@ -34,15 +46,12 @@ class HasType(Instruction):
 
     @property
     def types(self) -> list[DataType]:
-        return [t for t in map(lookup, self.mods) if t is not None]
+        return list(_types_of(self.mods))
 
     @property
     def type(self) -> DataType | None:
-        for m in self.mods:
-            t = lookup(m)
-            if t is not None:
-                return t
-        return None
+        types = _types_of(self.mods)
+        return types[0] if types else None
 
     @property
     def source_type(self) -> DataType | None:

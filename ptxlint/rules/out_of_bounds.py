@@ -333,7 +333,8 @@ class ThresholdSearch:
             launch = replace(rc.launch, block=(value, 1, 1)) if name == "block" else \
                 replace(rc.launch, params={**rc.launch.params, name: value})
             facts = analyze(rc.function, launch, module=rc.module,
-                            params=FixpointParams(time_budget=SEARCH_SECONDS)).facts
+                            params=FixpointParams(time_budget=SEARCH_SECONDS,
+                                                 rules_only=True)).facts
             work = SEARCH_WORK if facts is None else facts.work
             self.spent += work
             self.probe_work = work

@@ -71,7 +71,8 @@ def test_class_hygiene(opcode):
     for klass in cls.__mro__[:-1]:
         if issubclass(klass, Instruction):
             assert vars(klass).get("__slots__") in ((), ("opcode", "mods", "guard",
-                                                         "operands", "span", "loc")), klass
+                                                         "operands", "span", "loc",
+                                                         "_keys")), klass
     lo, hi = cls.arity
     assert 1 <= lo <= (hi if hi is not None else lo)
     assert cls.n_dests == 1

@@ -76,3 +76,20 @@ def test_missing_semicolon_keeps_both_statements():
     assert [d.message for d in result.diagnostics] == ["expected ';' at end of statement"]
     ops = [i.opcode for i in result.module.functions[0].instructions]
     assert ops == ["mov", "add", "ret"]
+
+
+@pytest.mark.parametrize("depth", [8, 40])
+def test_deeply_nested_constant_expressions(depth: int):
+    """Eleven precedence levels and no packrat memoisation: parentheses nested 40 deep
+    still parse (backtracking through the levels would never finish), and an error
+    after them is still found where it is."""
+    nested = "(" * depth + "1+2" + ")" * depth
+    good = parse_module(body("\t.reg .b32 %r<3>;", f"\tmov.u32 %r1, {nested}*4;", "\tret;"),
+                        "deep.ptx")
+    assert good.diagnostics == []
+    [mov, _] = good.module.functions[0].instructions
+    assert mov.operands[1].value == 12
+    bad = parse_module(body("\t.reg .b32 %r<3>;", f"\tmov.u32 %r1, {nested} 7;", "\tret;"),
+                       "deep.ptx")
+    [d] = bad.diagnostics
+    assert (d.line, d.column) == (BODY_LINE + 1, 15 + len(nested) + 1)

@@ -60,10 +60,13 @@ def special_value(name: str, ctx: Ctx) -> Value:
 def read(op: Operand | None, s, ctx: Ctx, w: int = 64, signed: bool = False) -> Value:
     """The value of a source operand; integer immediates are re-read in the (w, signed)
     view, float immediates become their w-bit pattern."""
+    if op.__class__ is Register:  # most operands: the state's value
+        v = s.regs.get(op.key)
+        if v is not None:
+            return v
+        return special_value(op.name, ctx) if op.is_special else TOP
     if op is None:
         return TOP
-    if isinstance(op, Register) and op.is_special and op.key not in s.regs:
-        return special_value(op.name, ctx)
     if isinstance(op, Negated):
         return pred_not(read(op.operand, s, ctx, 1))
     if isinstance(op, Immediate) and isinstance(op.value, int):
@@ -75,12 +78,19 @@ def is_float(insn) -> bool:
     return any(t.is_float for t in insn.types)
 
 
+_OPAQUE: dict[tuple[str, ...], bool] = {}  # modifiers -> a float or packed-integer form?
+
+
 def opaque_form(insn, s, ctx: Ctx) -> bool:
     """Float and packed-integer forms of the shared opcodes: modelled only as far as
     uniformity. True when `insn` was such a form (and its destination written)."""
-    t = insn.type
-    if t is not None and not is_float(insn) and t.name not in PACKED_INT:
+    opaque = _OPAQUE.get(insn.mods)
+    if opaque is None:
+        t = insn.type
+        opaque = _OPAQUE[insn.mods] = t is None or is_float(insn) or t.name in PACKED_INT
+    if not opaque:
         return False
+    t = insn.type
     w = t.bits if t is not None else 32
     inputs = [read(op, s, ctx, w) for op in insn.sources]
     if t is None or is_float(insn):

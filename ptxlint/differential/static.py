@@ -2,7 +2,9 @@
 facts kept, and what those facts claim about each instruction.
 
 - `lint_kernel`: the analysis and every registered rule, as `lint.lint_module` runs
-  them, but for one kernel and keeping `Facts` (the rules read nothing else).
+  them, but for one kernel and keeping `Facts` (the rules read nothing else); also the
+  analysis of every register (the lint's leaves out what no rule observes), for the
+  gamma check.
 - `cost_bounds`: per memory instruction, the worst sectors per request (global) and
   bank ways (shared) over the warp patterns the rules consider (`warp_cases`), also
   where no diagnostic is emitted: a clean access claims a cost below the threshold.
@@ -24,7 +26,7 @@ from ..ir.instructions.tensor import Ldmatrix, Stmatrix
 from ..ir.module import Function, Module
 from ..ir.operands import Address, Register
 from ..launch import LaunchConfig
-from ..lint import check_rules
+from ..lint import analysis_params, check_rules
 from ..rules.bank_conflict import matrix_lanes
 from ..rules.base import RuleContext, load_rules
 from ..rules.misaligned_access import alignment_of, required
@@ -44,6 +46,9 @@ class StaticSide:
     facts: Facts | None  # None: the analysis did not finish
     diagnostics: list[Diagnostic] = field(default_factory=list)
     context: RuleContext | None = None
+    # the analysis of every register, not only those the rules observe: what the gamma
+    # check holds against the run (the lint's own `facts` agree with it on those)
+    full_facts: Facts | None = None
 
 
 def _arch(module: Module) -> str | None:
@@ -58,10 +63,12 @@ def lint_kernel(module: Module, kernel: str, launch: LaunchConfig,
     fn = module.function(kernel)
     if fn is None:
         raise ValueError(f"no kernel {kernel!r}")
-    result = analyze(fn, launch, module=module, params=FixpointParams(time_budget=time_budget))
+    result = analyze(fn, launch, module=module, params=analysis_params(time_budget))
     side = StaticSide(module, fn, launch, result.facts, list(result.diagnostics))
     if result.facts is None:
         return side
+    side.full_facts = analyze(fn, launch, module=module,
+                              params=FixpointParams(time_budget=time_budget)).facts
     target = arch_mod.get(_arch(module))
     side.context = RuleContext(module, fn, result.facts, target, result.facts.ctx.launch, {})
     rules = [cls() for _rule_id, cls in sorted(load_rules().items())]
@@ -159,8 +166,9 @@ def _storage_key(reg: Register) -> str | None:
 def claims(side: StaticSide, every: int = 1) -> tuple[dict[int, list[Claim]],
                                                        dict[int, tuple[str, bool]]]:
     """(claims, guards) by instruction identity: the registers every `every`-th
-    instruction reads (all memory instructions' addresses regardless)."""
-    facts = side.facts
+    instruction reads (all memory instructions' addresses regardless), as the analysis
+    of every register has them (`full_facts`)."""
+    facts = side.full_facts
     out: dict[int, list[Claim]] = {}
     guards: dict[int, tuple[str, bool]] = {}
     if facts is None:

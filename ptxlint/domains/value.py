@@ -15,6 +15,8 @@ the base.
 `reduce()` shares facts between the components (crab's interval-congruence idea):
 - an empty component empties the value;
 - the affine form's range and the congruence narrow the value set;
+- a finite value set narrows the form's base: a warp's base is one of its values minus
+  what the lanes add (``i = tid.x + 128*k`` below 256 in a block of 128: k is 0 or 1);
 - a value set with one element is the same in every lane: the form becomes uniform;
 - the value set's stride gives a congruence.
 """
@@ -31,6 +33,7 @@ from .strided import StridedInterval as SI
 from .strided import memoized
 
 _TOP_SI = SI.top()
+_ZERO_SI = SI.const(0)
 
 
 #: Interning table: the components (by identity) -> the instance, so that equal values built
@@ -176,7 +179,9 @@ class Value:
         return Value(a.si.join(b.si), a.aff.join(b.aff), a.cong.join(b.cong), region)
 
     def widen(self, newer: "Value", thresholds=()) -> "Value":
-        """`self` is the old value, `newer` the join of old and new."""
+        """`self` is the old value, `newer` the join of old and new. Component-wise,
+        except that the form's base jumps to infinity with the value set (else it would
+        grow by one loop step per visit until its own trigger)."""
         if self.is_bottom:
             return newer
         a, b = self, newer
@@ -185,8 +190,18 @@ class Value:
             a, b = a.absolute(region), b.absolute(region)
         else:
             region = a.region
-        return Value(a.si.widen(b.si, thresholds), a.aff.widen(b.aff, thresholds),
-                     a.cong.join(b.cong), region)
+        si, aff = a.si.widen(b.si, thresholds), a.aff.widen(b.aff, thresholds)
+        if aff.coeffs and (si.hi is None and a.si.hi is not None
+                           or si.lo is None and a.si.lo is not None):
+            # the values jumped to infinity: the lanes' base must not crawl behind them,
+            # one step per visit, on the side it grows
+            base, old = aff.base, a.aff.base
+            if base.stride and ((base.hi != old.hi and base.hi is not None)
+                                or (base.lo != old.lo and base.lo is not None)):
+                base = SI(None if base.lo != old.lo else base.lo,
+                          None if base.hi != old.hi else base.hi, base.stride, base.residue)
+                aff = Affine(base, aff.coeffs)
+        return Value(si, aff, a.cong.join(b.cong), region)
 
     def narrow(self, newer: "Value") -> "Value":
         if self.region != newer.region:
@@ -250,6 +265,14 @@ class Value:
         # "unreachable", so a meet is only kept when it is not empty.
         if not aff.is_top:
             si = _meet_or_keep(si, aff.range(bounds))
+            if aff.coeffs and si.is_finite:
+                # and back: the warp's base is a value minus what the lanes add to it
+                # (so a loop counter `i = tid.x + 128*k`, bounded by its exit test,
+                # bounds k too)
+                lanes = Affine(_ZERO_SI, aff.coeffs).range(bounds)
+                base = _meet_or_keep(aff.base, si.math_add(lanes.math_neg()))
+                if base is not aff.base:
+                    aff = Affine(base, aff.coeffs)
         if not cong.is_top:
             si = _meet_or_keep(si, cong.as_strided())
         if si.is_singleton and not aff.is_uniform:

@@ -32,7 +32,7 @@ CHILD = r"""
 import sys, time
 from ptxlint.ir.build import parse_module
 from ptxlint.analysis import analyze
-from ptxlint.lint import analysis_params
+from ptxlint.lint import analysis_params, collector_paused
 params = analysis_params(5.0)  # as the lint runs it
 text = open(sys.argv[1]).read()
 t0 = time.perf_counter()
@@ -40,10 +40,11 @@ r = parse_module(text, sys.argv[1])
 t1 = time.perf_counter()
 per = []
 incomplete = 0
-for fn in r.module.entries:
-    a = analyze(fn, params=params)
-    per.append((a.seconds, fn.name, len(fn.instructions)))
-    incomplete += not a.complete
+with collector_paused():  # as `lint.lint_module` does
+    for fn in r.module.entries:
+        a = analyze(fn, params=params)
+        per.append((a.seconds, fn.name, len(fn.instructions)))
+        incomplete += not a.complete
 t2 = time.perf_counter()
 per.sort(reverse=True)
 print(t1 - t0, t2 - t1, len(per), incomplete)

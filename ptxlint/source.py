@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import bisect
+import re
 from functools import cached_property
 from typing import NamedTuple
+
+_NEWLINE = re.compile("\n")
 
 
 class Span(NamedTuple):
@@ -30,13 +33,7 @@ class SourceFile:
 
     @cached_property
     def line_starts(self) -> list[int]:
-        starts = [0]
-        find = self.text.find
-        i = find("\n")
-        while i >= 0:
-            starts.append(i + 1)
-            i = find("\n", i + 1)
-        return starts
+        return [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
 
     def position(self, offset: int) -> tuple[int, int]:
         """(line, col), both 1-based, of a 0-based offset."""

@@ -29,7 +29,6 @@ KNOWN_SPACES = {".reg": "reg", ".shared": "shared", ".global": "global", ".local
 LINKAGES = {".visible": "visible", ".extern": "extern", ".weak": "weak", ".common": "common"}
 # Names PTX predefines for use as operands.
 PREDEFINED_SYMBOLS = frozenset({"WARP_SZ"})
-_TRAILING_DIGITS = re.compile(r"^(.*?)(\d+)$")
 _SINK = Sink()
 
 
@@ -226,11 +225,12 @@ class _Scope:
     def declares(self, name: str) -> bool:
         if name in self.names:
             return True
-        m = _TRAILING_DIGITS.match(name)
-        if m and m.group(1) in self.ranges:
-            digits = m.group(2)
-            return (digits == "0" or digits[0] != "0") and int(digits) < self.ranges[m.group(1)]
-        return False
+        prefix = name.rstrip("0123456789")  # `%r<N>` declares %r0 .. %r(N-1)
+        count = self.ranges.get(prefix)
+        if count is None or len(prefix) == len(name):
+            return False
+        digits = name[len(prefix):]
+        return (digits == "0" or digits[0] != "0") and int(digits) < count
 
 
 class _ModuleBuilder:

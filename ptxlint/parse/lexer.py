@@ -27,6 +27,7 @@ TOKEN_RE = re.compile(r"""
 |\S
 """, re.VERBOSE)
 _COMMENT_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*(?:.|\n)*?(?:\*/|$)|@@DWARF[^\n]*')
+_NOT_NEWLINE = re.compile(r"[^\n]")
 _LABEL_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\s*:")
 _LABEL_PREFIX_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\s*:(?!:)")
 
@@ -53,7 +54,9 @@ def blank_comments(text: str) -> str:
     """The text with comments replaced by spaces (newlines kept)."""
     def blank(m: re.Match) -> str:
         s = m.group()
-        return s if s[0] == '"' else re.sub(r"[^\n]", " ", s)
+        if s[0] == '"':
+            return s
+        return " " * len(s) if "\n" not in s else _NOT_NEWLINE.sub(" ", s)
     return _COMMENT_RE.sub(blank, text) if ("/" in text or "@@" in text) else text
 
 

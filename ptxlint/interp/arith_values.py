@@ -156,7 +156,10 @@ def pred_value(t: Tri, uniform: bool) -> Value:
         return Value.const(1)
     if t is Tri.FALSE:
         return Value.const(0)
-    return Value.of_set(SI.range(0, 1), uniform)
+    return _EITHER_UNIFORM if uniform else _EITHER
+
+
+_EITHER, _EITHER_UNIFORM = Value.of_set(SI.range(0, 1)), Value.of_set(SI.range(0, 1), True)
 
 
 def pred_not(v: Value) -> Value:

@@ -35,19 +35,20 @@ class SyncDependence:
         # branch block -> the merge blocks its divergence affects
         self.merges_of: dict[int, set[int]] = {}
         ipdom = cfg.ipdom
+        self._succs = [b.succs for b in cfg.blocks]
         block_defs = [frozenset(key for i in b.instructions for key in i.def_keys)
                       for b in cfg.blocks]
+        joins = {b.index for b in cfg.blocks if len(b.preds) > 1}
         for block in cfg.blocks:
             if len(block.succs) < 2:
                 continue
             stop = ipdom[block.index]
             reached = [self._region(s, stop) for s in block.succs if s != stop]
             region = set().union(*reached)
-            defs = frozenset().union(*(block_defs[b] for b in region))
+            defs = frozenset().union(*[block_defs[b] for b in region])
             # paths from different arms meet here (a loop head reached only through the
             # arm that stays in the loop is not such a point: the lanes there agree)
-            merges = {b for b in region if len(cfg.blocks[b].preds) > 1
-                      and sum(b in r for r in reached) > 1}
+            merges = {b for b in region & joins if sum(b in r for r in reached) > 1}
             if stop is not None:
                 merges.add(stop)
             for m in merges:
@@ -56,14 +57,15 @@ class SyncDependence:
 
     def _region(self, start: int, stop: int | None) -> set[int]:
         """Blocks reachable from `start` without passing `stop`."""
-        seen: set[int] = set()
+        seen: set[int] = {stop}
         todo = [start]
+        succs = self._succs
         while todo:
             b = todo.pop()
-            if b in seen or b == stop:
-                continue
-            seen.add(b)
-            todo.extend(self.cfg.blocks[b].succs)
+            if b not in seen:
+                seen.add(b)
+                todo.extend(succs[b])
+        seen.discard(stop)
         return seen
 
     def tainted(self, merge: int, divergent: set[int]) -> set[str]:

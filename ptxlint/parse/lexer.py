@@ -84,6 +84,7 @@ class _Splitter:
     def run(self) -> Iterator[Statement]:
         code, out = self.code, self.out
         findall = TOKEN_RE.findall
+        make = tuple.__new__  # `Statement(...)` without its Python-level __new__: one a line
         pos, skip_to = 0, -1
         for lineno, line in enumerate(code.split("\n"), 1):
             if len(out) >= 512:
@@ -100,15 +101,18 @@ class _Splitter:
                 last = s[-1]
                 if (last == ";" and s.count(";") == 1 and "{" not in s and "}" not in s
                         and '"' not in s and (":" not in s or not _LABEL_PREFIX_RE.match(s))):
-                    out.append(Statement("stmt", findall(s), lead, lead + len(s), lineno, col))
+                    out.append(make(Statement, ("stmt", findall(s), lead, lead + len(s),
+                                                lineno, col)))
                     continue
                 if s.startswith(_LINE_PREFIXES) and "{" not in s and ";" not in s:
                     texts = findall(s)
                     if texts[0] in LINE_DIRECTIVES:
-                        out.append(Statement("stmt", texts, lead, lead + len(s), lineno, col))
+                        out.append(make(Statement, ("stmt", texts, lead, lead + len(s),
+                                                    lineno, col)))
                         continue
                 if last == ":" and _LABEL_RE.fullmatch(s):
-                    out.append(Statement("label", findall(s), lead, lead + len(s), lineno, col))
+                    out.append(make(Statement, ("label", findall(s), lead, lead + len(s),
+                                                lineno, col)))
                     continue
                 if s.startswith(".section"):
                     skip_to = self.section(lead, lineno, col)

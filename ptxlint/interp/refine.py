@@ -144,17 +144,24 @@ def _compare(s: State, cond: Condition, holds: bool, log: list | None,
     a, b = _operand(s, cond.a, log), _operand(s, cond.b, log)
     if a.region is not None or b.region is not None:
         return True  # offsets are not the compared numbers
-    a_true, a_false = a.si.refine(op, b.si, cond.width, signed)
-    b_true, b_false = b.si.refine(_UNSIGNED.get(_MIRROR[cond.op], _MIRROR[cond.op]), a.si,
-                                  cond.width, signed)
-    # the refined sets are readings in the comparison's view, perhaps not the registers'
-    new_a = a.restrict(a_true if holds else a_false, cond.width, signed)
-    new_b = b.restrict(b_true if holds else b_false, cond.width, signed)
-    if new_a.is_bottom or new_b.is_bottom:
-        return False
+    # the refined sets are readings in the comparison's view, perhaps not the registers';
+    # a constant side is not refined (it stays itself exactly when the other side has
+    # values left, which the other side's refinement says)
+    new_a = new_b = None
+    if isinstance(cond.a, str):
+        a_true, a_false = a.si.refine(op, b.si, cond.width, signed)
+        new_a = a.restrict(a_true if holds else a_false, cond.width, signed)
+        if new_a.is_bottom:
+            return False
+    if isinstance(cond.b, str):
+        b_true, b_false = b.si.refine(_UNSIGNED.get(_MIRROR[cond.op], _MIRROR[cond.op]),
+                                      a.si, cond.width, signed)
+        new_b = b.restrict(b_true if holds else b_false, cond.width, signed)
+        if new_b.is_bottom:
+            return False
     narrowed = []
     for key, old, new in ((cond.a, a, new_a), (cond.b, b, new_b)):
-        if isinstance(key, str) and not new.is_top:
+        if new is not None and not new.is_top:
             _write(s, key, new, log)
             if new != old:
                 narrowed.append(key)

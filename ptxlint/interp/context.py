@@ -33,7 +33,7 @@ class Ctx:
     # the kernel a device function is analysed under: its pointer parameters name the
     # buffers the callee's addresses point into
     entry: Function | None = None
-    # value arithmetic remembered for this analysis (`arith_values.remembered`)
+    # answers remembered for this analysis (`arith_values.remembered`, symbol addresses)
     memo: dict = field(default_factory=dict)
     _variables: dict[str, Variable] | None = None
 

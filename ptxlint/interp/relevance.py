@@ -41,15 +41,17 @@ def sliced_out(function: Function) -> frozenset[int]:
     return hit
 
 
-#: instruction class -> (always kept, stores data no rule reads, may touch the carry flag)
-_CLASSES: dict[type, tuple[bool, bool, bool]] = {}
+#: instruction class -> (always kept, stores data no rule reads, may touch the carry flag,
+#: accesses memory)
+_CLASSES: dict[type, tuple[bool, bool, bool, bool]] = {}
 #: instructions a rule judges by their source operands (address-space-mismatch: `cvta`)
 _JUDGED = (Call, Branch, Terminator, Cvta)
 
 
-def _classify(cls: type) -> tuple[bool, bool, bool]:
+def _classify(cls: type) -> tuple[bool, bool, bool, bool]:
     hit = _CLASSES[cls] = (cls.is_unmodelled or issubclass(cls, _JUDGED),
-                           issubclass(cls, (St, Red)), issubclass(cls, CarryChain))
+                           issubclass(cls, (St, Red)), issubclass(cls, CarryChain),
+                           issubclass(cls, MemoryAccess))
     return hit
 
 
@@ -59,8 +61,9 @@ def _sliced_out(function: Function) -> frozenset[int]:
     candidates = []
     classes = _CLASSES
     for insn in function.instructions:
-        kept, stores, carries = classes.get(insn.__class__) or _classify(insn.__class__)
-        writes, reads = insn.def_keys, insn.use_keys
+        kept, stores, carries, memory = classes.get(insn.__class__) or \
+            _classify(insn.__class__)
+        writes, reads = insn.register_keys()
         if carries:
             if insn.writes_carry:
                 writes += (CARRY,)
@@ -74,7 +77,7 @@ def _sliced_out(function: Function) -> frozenset[int]:
         candidates.append((insn, writes))
         for key in writes:
             writers.setdefault(key, []).append(reads)
-        if isinstance(insn, MemoryAccess):
+        if memory:
             work.extend(_address_and_guard(insn))
     relevant: set[str] = set()
     while work:

@@ -104,7 +104,16 @@ def float_bits(v: float, bits: int) -> int:
 
 
 def symbol_address(name: str, offset: int, ctx: Ctx) -> Value:
-    """`mov.u64 %rd, sym` / `[sym+off]`: a window address of the variable."""
+    """`mov.u64 %rd, sym` / `[sym+off]`: a window address of the variable (remembered
+    per analysis: a function names few variables, many times)."""
+    key = ("symbol", name, offset)
+    hit = ctx.memo.get(key)
+    if hit is None:
+        hit = ctx.memo[key] = _symbol_address(name, offset, ctx)
+    return hit
+
+
+def _symbol_address(name: str, offset: int, ctx: Ctx) -> Value:
     var = ctx.variable(name)
     if var is None or var.space not in ("global", "shared", "local", "const", "param"):
         return UNIFORM_TOP  # a function's address, a texture reference, ...
@@ -132,11 +141,10 @@ def address_value(addr: Address, s: State, ctx: Ctx) -> Value:
         return Value.const(addr.offset)
     if isinstance(addr.base, Symbol):
         return symbol_address(addr.base.name, addr.offset, ctx)
-    base = s[addr.base.key]
+    base = s.regs.get(addr.base.key, TOP)
     if addr.offset == 0:
         return base
-    from .arith import add_values  # noqa: PLC0415 - arith registers into this module
-    return add_values(base, Value.const(addr.offset), 64, False, ctx)
+    return arith_values.add_values(base, Value.const(addr.offset), 64, False, ctx)
 
 
 def assign(op: Operand, value: Value, s: State) -> None:
@@ -154,3 +162,6 @@ def assign(op: Operand, value: Value, s: State) -> None:
 def _load_families() -> None:
     """Import the modules that register transfer functions."""
     from . import arith, memory  # noqa: F401
+
+
+from . import arith_values  # noqa: E402 - it imports this module: bound when both are loaded

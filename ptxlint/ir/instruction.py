@@ -106,6 +106,10 @@ class Instruction:
             out.extend(registers_in(op))
         return out
 
+    def register_keys(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(`def_keys`, `use_keys`)."""
+        return self._keys or self._register_keys()
+
     @property
     def def_keys(self) -> tuple[str, ...]:
         """The keys of `defs`, computed once (instructions do not change)."""

@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -70,23 +67,6 @@ def _lint_seconds(path: Path, jobs: int, what: str, repeat: int) -> float:
         capture_output=True, text=True, cwd=ROOT).stdout.split()[0]) for _ in range(repeat))
 
 
-def _ptxas_parallel(path: Path, jobs: int, repeat: int) -> float | None:
-    """ptxas with `--split-compile N` (its own parallel mode), for the -j comparison."""
-    exe = shutil.which("ptxas")
-    if exe is None:
-        return None
-    target = re.search(r"^\s*\.target\s+(\w+)", path.read_text(), re.M)
-    arch = target.group(1) if target else "sm_90"
-    best = float("inf")
-    with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(repeat):
-            t = time.perf_counter()
-            subprocess.run([exe, f"-arch={arch}", "--split-compile", str(jobs), str(path),
-                            "-o", f"{tmp}/o.cubin"], check=True, capture_output=True)
-            best = min(best, time.perf_counter() - t)
-    return best
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ptx", type=Path)
@@ -115,7 +95,7 @@ def main() -> None:
     for line in slowest:
         print("  " + line)
     # in parallel, against ptxas in its own parallel mode on as many threads
-    parallel = _ptxas_parallel(path, args.jobs, args.repeat)
+    parallel = time_ptxas(path, args.repeat, "--split-compile", str(args.jobs))
     if parallel:
         print(f"ptxas --split-compile {args.jobs}: {parallel:.3f} s")
     shared = _lint_seconds(path, args.jobs, "analysis", args.repeat)

@@ -54,7 +54,8 @@ def cccl_corpus() -> Path:
     return path
 
 
-def time_ptxas(path: Path, repeat: int) -> float | None:
+def time_ptxas(path: Path, repeat: int, *extra: str) -> float | None:
+    """Best of `repeat` runs of ptxas on the file (`extra`: more options)."""
     exe = shutil.which("ptxas")
     if exe is None:
         return None
@@ -64,7 +65,7 @@ def time_ptxas(path: Path, repeat: int) -> float | None:
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeat):
             t = time.perf_counter()
-            subprocess.run([exe, f"-arch={arch}", str(path), "-o", f"{tmp}/o.cubin"],
+            subprocess.run([exe, f"-arch={arch}", *extra, str(path), "-o", f"{tmp}/o.cubin"],
                            check=True, capture_output=True)
             best = min(best, time.perf_counter() - t)
     return best

@@ -14,6 +14,8 @@
 - Guarded instructions run on a state refined by the guard; when the guard may be
   false, results join with the old values, and a non-uniform guard makes them varying.
 - A time budget per function raises `BudgetExceeded`; the caller reports it.
+- With `FixpointParams.rules_only` (the lint's setting), the instructions outside the
+  rules' slice (`relevance.py`) are not interpreted: their destinations stay unknown.
 """
 from __future__ import annotations
 

@@ -93,3 +93,13 @@ def test_deeply_nested_constant_expressions(depth: int):
                        "deep.ptx")
     [d] = bad.diagnostics
     assert (d.line, d.column) == (BODY_LINE + 1, 15 + len(nested) + 1)
+
+
+def test_a_lone_percent_is_not_a_register_shape():
+    """Statements are parsed once per shape (token kinds); `%` alone is an operator, so
+    a statement with one must not share a shape, and its error, with a register's."""
+    odd = parse_module(body("\t.reg .b32 %r<3>;", "\tmov.u32 %r1, % ret;"), "odd.ptx")
+    assert [(d.line, d.column) for d in odd.diagnostics] == [(BODY_LINE + 1, 15)]
+    src = body("\t.reg .b32 %r<3>;", "\tmov.u32 %r1, %tid.x", "\tret;")
+    [d] = parse_module(src, "bad.ptx").diagnostics
+    assert (d.line, d.column, d.message) == (BODY_LINE + 1, 21, "expected ';' at end of statement")

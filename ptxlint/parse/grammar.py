@@ -222,7 +222,9 @@ _kinds: dict[str, str] = {}  # token text -> shape entry (tokens repeat a lot)
 
 
 def _kind(text: str) -> str:
-    kind = text if text in KEYWORD_WORDS else (_FIRST.get(text[0]) or _other_kind(text))
+    # a lone `%` is the modulo operator, not a register: spelled out like punctuation
+    kind = text if text in KEYWORD_WORDS or text == "%" else \
+        (_FIRST.get(text[0]) or _other_kind(text))
     if len(_kinds) < 1_000_000:
         _kinds[text] = kind
     return kind

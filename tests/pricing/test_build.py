@@ -2,7 +2,11 @@
 the PTX cache is keyed by source, options and compiler; nvcc stands in for NVRTC."""
 from __future__ import annotations
 
+import importlib.util
+import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -71,11 +75,52 @@ def test_cache_hits_and_keys(compiler, tmp_path):
     assert (tmp_path / ".gitignore").read_text() == "*\n"
 
 
-def test_cache_key_covers_headers_and_compiler(tmp_path, monkeypatch):
-    path = build.KERNELS / "reduce.cu"
-    key = build._cache_key(path, ("-DA=1",), "nvrtc 13.0")
-    assert key != build._cache_key(path, ("-DA=2",), "nvrtc 13.0")
-    assert key != build._cache_key(path, ("-DA=1",), "nvrtc 13.1")
+def test_cache_key_covers_source_headers_options_and_compiler(tmp_path, monkeypatch):
+    kernels = tmp_path / "kernels"
+    shutil.copytree(build.KERNELS, kernels)
+    monkeypatch.setattr(build, "KERNELS", kernels)
+    path = kernels / "reduce.cu"
+
+    def key(options=("-DA=1",), version="nvrtc 13.0"):
+        return build._cache_key(path, options, version)
+    first = key()
+    assert first == key()
+    assert first != key(options=("-DA=2",)) and first != key(version="nvrtc 13.1")
+    path.write_text(path.read_text() + "\n// edited\n")
+    edited = key()
+    assert edited != first
+    header = kernels / "rng.cuh"  # not included by reduce.cu: every header counts
+    header.write_text(header.read_text() + "\n// edited\n")
+    assert key() != edited
+
+
+def test_nvrtc_builds_when_its_wheel_is_installed(tmp_path):
+    """The test extra installs cuda-python and the pinned nvidia-cuda-nvrtc wheel, so the
+    kernels above were compiled by NVRTC, not by an nvcc that happens to be on PATH."""
+    if importlib.util.find_spec("cuda") is None or build._wheel_nvrtc() is None:
+        pytest.skip("cuda-python or the nvidia-cuda-nvrtc wheel is not installed")
+    b = compile_ptx("reduce.cu", "sm_80", cache_dir=tmp_path, use_cache=False)
+    assert b.compiler.startswith("nvrtc 13.0")
+    assert re.search(r"^\.version 9\.0$", b.ptx, re.M)  # what CUDA 13.0's ptxas takes
+
+
+def test_pinned_nvcc_wheel_agrees_with_its_ptxas(tmp_path):
+    """The nvidia-cuda-nvcc wheel's nvcc, with the pinned nvvm and crt, emits PTX its own
+    ptxas assembles (a newer nvvm beside it would emit `.version 9.5`)."""
+    spec = importlib.util.find_spec("nvidia")
+    bins = [Path(r) / "cu13" / "bin" for r in (spec.submodule_search_locations or [])] \
+        if spec else []
+    found = [b for b in bins if (b / "nvcc").exists() and (b / "ptxas").exists()]
+    if not found:
+        pytest.skip("the nvidia-cuda-nvcc wheel is not installed")
+    source = tmp_path / "k.cu"
+    source.write_text("__global__ void k(float *a) { a[threadIdx.x] = 1.0f; }\n")
+    ptx = tmp_path / "k.ptx"
+    subprocess.run([str(found[0] / "nvcc"), "-ptx", "-arch=sm_80", str(source), "-o",
+                    str(ptx)], check=True, capture_output=True)
+    done = subprocess.run([str(found[0] / "ptxas"), "-arch=sm_80", str(ptx), "-o",
+                           str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_nvcc_fallback_when_nvrtc_is_missing(tmp_path, monkeypatch):

@@ -236,7 +236,7 @@ class _Scope:
 class _ModuleBuilder:
     def __init__(self, source: SourceFile):
         self.source = source
-        self.module = Module(path=source.path)
+        self.module = Module(path=source.path, source=source)
         self.diagnostics: list[Diagnostic] = []
         self.function: Function | None = None  # the function whose body we are in
         self.pending: Function | None = None  # a header waiting for its `{`

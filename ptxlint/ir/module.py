@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..source import Span
+from ..source import SourceFile, Span
 from .instruction import DebugLoc, Instruction
 from .types import DataType
 
@@ -143,6 +143,8 @@ class Module:
     aliases: list[tuple[str, str]] = field(default_factory=list)
     items: list[Variable | Function | Pragma] = field(default_factory=list)  # source order
     sections: list[str] = field(default_factory=list)  # `.section` blocks, verbatim
+    # the text it was parsed from (diagnostics point into it), when parsed
+    source: SourceFile | None = field(default=None, repr=False)
 
     @property
     def target(self) -> str | None:

@@ -60,6 +60,38 @@ def blank_comments(text: str) -> str:
     return _COMMENT_RE.sub(blank, text) if ("/" in text or "@@" in text) else text
 
 
+def operand_offsets(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """(start, end) file offsets of each operand of the instruction `text[start:end]`:
+    what follows its guard and opcode, split at the commas outside brackets and braces
+    (diagnostics point at the operand they are about)."""
+    code = blank_comments(text[start:end])
+    tokens = [(m.start() + start, m.end() + start, m.group()) for m in TOKEN_RE.finditer(code)]
+    first = 0
+    if tokens and tokens[0][2] == "@":
+        first = 3 if len(tokens) > 2 and tokens[1][2] == "!" else 2
+    out: list[tuple[int, int]] = []
+    depth, begin, stop = 0, None, 0
+    for a, b, t in tokens[first + 1:]:  # past the opcode
+        if t in _OPENING:
+            depth += 1
+        elif t in _CLOSING:
+            depth -= 1
+        elif depth == 0 and t in (",", ";"):
+            if begin is not None:
+                out.append((begin, stop))
+            begin = None
+            continue
+        if begin is None:
+            begin = a
+        stop = b
+    if begin is not None:
+        out.append((begin, stop))
+    return out
+
+
+_OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
+
+
 def token_offsets(code: str, start: int, end: int) -> list[int]:
     """File offsets of the tokens of `code[start:end]` (for error positions)."""
     return [m.start() for m in TOKEN_RE.finditer(code, start, end)]

@@ -19,6 +19,8 @@ from ..diagnostics import Certainty, CudaLocation, Diagnostic, Related, Severity
 from ..interp.facts import Facts
 from ..ir.instruction import Instruction
 from ..ir.module import Function, Module, Variable
+from ..ir.traits import MemoryAccess
+from ..parse.lexer import operand_offsets
 from ..source import Span
 
 RULES: dict[str, type["Rule"]] = {}
@@ -47,6 +49,14 @@ class RuleContext:
     @property
     def block(self) -> tuple[int, int, int] | None:
         return self.launch.block if self.launch is not None else None
+
+    def span_of(self, insn: Instruction) -> Span | None:
+        """Where a finding about `insn` points: a memory access's address operand
+        (`[%rd4+8]`), otherwise the whole instruction."""
+        span = insn.span
+        if isinstance(insn, MemoryAccess) and span is not None:
+            return _address_span(self.module, insn, span)
+        return span
 
     @cached_property
     def _positions(self) -> dict[int, int]:
@@ -110,7 +120,7 @@ class Rule:
                    notes: tuple[str, ...] | list[str] = (), help: str | None = None,
                    details: dict[str, Any] | None = None,
                    related: tuple[Related, ...] | list[Related] = ()) -> Diagnostic:
-        span = where.span if isinstance(where, Instruction) else where
+        span = rc.span_of(where) if isinstance(where, Instruction) else where
         cuda = None
         if isinstance(where, Instruction) and where.loc is not None:
             name = rc.module.files.get(where.loc.file)
@@ -124,6 +134,17 @@ class Rule:
                           kernel=rc.kernel.name, certainty=certainty, label=label,
                           notes=tuple(notes), help=help, details=dict(details or {}),
                           cuda=cuda, related=tuple(related))
+
+
+def _address_span(module: Module, insn: MemoryAccess, span: Span) -> Span:
+    """The span of the access's address operand (`[%rd4+8]`): what a finding about the
+    access is about; the whole instruction when the text is not at hand."""
+    address = insn.address
+    index = next((i for i, op in enumerate(insn.operands) if op is address), None)
+    if module.source is None or index is None:
+        return span
+    operands = operand_offsets(module.source.text, span.start, span.end)
+    return module.source.span(*operands[index]) if index < len(operands) else span
 
 
 def load_rules() -> dict[str, type[Rule]]:

@@ -130,7 +130,7 @@ def _report(rule: Rule, rc: RuleContext, finder: RaceFinder, r: Race) -> Diagnos
                   f"line {_line(b.insn)} with no barrier between"
     label = f"{t1} {VERB[ka]} {_bytes(hit, a, b, obj)}" + \
         (f" while {t2} {VERB[kb]} them" if r.i == r.j else "")
-    related = [Related(b.insn.span, f"{t2} {VERB[kb]} them here")] \
+    related = [Related(rc.span_of(b.insn), f"{t2} {VERB[kb]} them here")] \
         if r.i != r.j and b.insn.span is not None else []
     return rule.diagnostic(
         rc, a.insn, message, severity=Severity.ERROR if r.sure else Severity.WARNING,

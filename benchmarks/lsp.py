@@ -1,5 +1,6 @@
 """Language server latency: from an edit of a ~2,000-line PTX file to the published
-diagnostics. Target: under 200 ms.
+diagnostics. Target: under 200 ms for every edit (the median and the slowest edit are
+both judged).
 
     python benchmarks/lsp.py [--lines 2000] [--edits 12] [--no-stdio]
 
@@ -78,11 +79,17 @@ def insert_line(text: str, at: int, line: str) -> str:
     return "\n".join(lines)
 
 
+TARGET_MS = 200  # every edit's diagnostics published within this
+
+
 def summary(name: str, seconds: list[float]) -> str:
+    """One line of figures; the target judged on the median and on the slowest edit
+    (the target is for every edit, not a typical one)."""
     ms = sorted(s * 1000 for s in seconds)
-    verdict = "ok" if statistics.median(ms) < 200 else "OVER the 200 ms target"
+    verdict = "ok" if statistics.median(ms) < TARGET_MS else f"OVER the {TARGET_MS} ms target"
+    worst = "max ok" if ms[-1] < TARGET_MS else "max over target"
     return (f"{name:<22} median {statistics.median(ms):7.1f} ms   min {ms[0]:7.1f}   "
-            f"max {ms[-1]:7.1f}   ({len(ms)} edits; median {verdict})")
+            f"max {ms[-1]:7.1f}   ({len(ms)} edits; median {verdict}; {worst})")
 
 
 def in_process(text: str, path: Path, edits: int) -> tuple[float, list[float], str]:

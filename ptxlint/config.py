@@ -34,6 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from . import arch as arch_mod
 from .diagnostics import Severity
 from .launch import LaunchConfig, parse_dims
 
@@ -155,11 +156,17 @@ def parse(table: dict[str, Any], path: Path) -> Config:
     ratio = get.number("uncoalesced-ratio")
     if budget is not None and budget <= 0:
         raise ConfigError(path, "time-budget must be positive")
+    arch = get.string("arch")
+    if arch is not None:
+        try:
+            arch_mod.get(arch)
+        except ValueError as exc:
+            raise ConfigError(path, f"arch: {exc}") from None
     launches = table.get("launch", [])
     if not isinstance(launches, list) or not all(isinstance(t, dict) for t in launches):
         raise ConfigError(path, "launch must be an array of tables ([[tool.ptxlint.launch]])")
     return Config(
-        path=path, arch=get.string("arch"), enable=get.strings("enable"),
+        path=path, arch=arch, enable=get.strings("enable"),
         disable=get.strings("disable") or (), severity=SEVERITIES[severity] if severity else None,
         format=get.choice("format", FORMATS), time_budget=budget,
         rule_options={"uncoalesced_ratio": ratio} if ratio is not None else {},

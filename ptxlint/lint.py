@@ -21,6 +21,7 @@ from .parse.lexer import blank_comments, split_statements
 from .rules.base import RuleContext, canonical, load_rules
 from .source import SourceFile
 
+UNKNOWN_TARGET = "unknown-target"
 LAUNCH_ERROR = "launch-config"
 # Below this many lines of kernel bodies a file is linted in one process: starting a
 # worker costs more than it saves.
@@ -90,11 +91,32 @@ def lint_module(module: Module, options: LintOptions, skipped=()) -> list[list[D
     """Per entry of the module, in order, its findings (none for the `skipped` ones)."""
     rules = [cls() for rule_id, cls in sorted(load_rules().items())
              if options.rule_enabled(rule_id)]
-    target = arch_mod.get(options.arch or _arch_target(module))
+    target, unknown = _target(module, options)
     skipped = {id(fn) for fn in skipped}
     with collector_paused():
-        return [[] if id(fn) in skipped else lint_entry(module, fn, options, rules, target)
-                for fn in module.entries]
+        out = [[] if id(fn) in skipped else lint_entry(module, fn, options, rules, target)
+               for fn in module.entries]
+    first = next((found for fn, found in zip(module.entries, out) if id(fn) not in skipped),
+                 None)
+    if unknown is not None and first is not None:
+        first.insert(0, unknown)
+    return out
+
+
+def _target(module: Module, options: LintOptions) -> tuple[arch_mod.Arch, Diagnostic | None]:
+    """The architecture the rules judge by: `--arch` (checked where it was given), else
+    the module's `.target`; one ptxlint has no figures for (a newer GPU) falls back to
+    the default, with a note saying so."""
+    name = options.arch or _arch_target(module)
+    try:
+        return arch_mod.get(name), None
+    except ValueError as exc:
+        fallback = arch_mod.get(None)
+        return fallback, Diagnostic(
+            UNKNOWN_TARGET, Severity.NOTE, f"{exc}: the hardware figures of {fallback.name} "
+            "are used", module.path, None, details={"target": name,
+                                                     "assumed": fallback.name},
+            help="give a known architecture with --arch")
 
 
 @contextlib.contextmanager

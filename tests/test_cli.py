@@ -1,7 +1,9 @@
 """`ptxlint --parse-only`: exit status and report shapes."""
 from __future__ import annotations
 
+import io
 import json
+import re
 import subprocess
 import sys
 
@@ -80,6 +82,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
+from ptxlint import arch as arch_mod  # noqa: E402
 from ptxlint.cli import _progress_wanted, build_parser  # noqa: E402
 from ptxlint.diagnostics import Diagnostic, Severity  # noqa: E402
 from ptxlint.rules.base import RULES, Rule, RuleContext  # noqa: E402
@@ -183,7 +186,8 @@ def test_severity_hides_lower_findings(fake_rules, kernel_file, capsys):
     code, out, _ = run(capsys, "--enable", "test-warn,test-note", "--severity", "warning",
                        "--format", "gcc", kernel_file)
     assert code == 1
-    assert out == f"{kernel_file}:7:2: warning: first instruction of 'k' [test-warn]\n"
+    # the instruction is a load: the finding points at its address, `[n]`
+    assert out == f"{kernel_file}:7:20: warning: first instruction of 'k' [test-warn]\n"
 
 
 def test_enable_and_disable(fake_rules, kernel_file, capsys):
@@ -292,7 +296,7 @@ def test_config_discovery_and_command_line_override(fake_rules, tmp_path, capsys
     ptx = project / "kernels" / "deep" / "k.ptx"
     ptx.write_text(KERNEL)
     code, out, _ = run(capsys, ptx)
-    assert code == 1 and out == f"{ptx}:7:2: warning: first instruction of 'k' [test-warn]\n"
+    assert code == 1 and out == f"{ptx}:7:20: warning: first instruction of 'k' [test-warn]\n"
     # the command line wins: format, and --enable re-enables what the file disables
     code, out, _ = run(capsys, "--format", "json", "--enable", "test-note", ptx)
     assert code == 0 and [d["rule"] for d in json.loads(out)["diagnostics"]] == ["test-note"]
@@ -368,3 +372,177 @@ def test_version_and_lsp_subcommand(capsys):
     assert capsys.readouterr().out.startswith("ptxlint ")
     pytest.importorskip("pygls", reason="the language server needs pygls")
     assert main(["lsp", "--version"]) == 0
+
+
+# ---------------------------------------------------------------- the CUDA source of a finding
+COLUMN_BAD = ROOT / "ptx_samples" / "bank-conflict" / "column.bad.ptx"
+COLUMN_LAUNCH = ("--block", "32,8", "--grid", "32,32", "--param", "2=1024", "--param", "3=1024")
+COLUMN_CUDA_LINE = " 18 |         out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];"
+
+
+def address_column(path: Path, line: int) -> int:
+    """The 1-based column of the address operand (`[%rd6]`) on `path`'s line."""
+    return path.read_text().splitlines()[line - 1].index("[") + 1
+
+
+def test_text_report_quotes_the_cuda_line_beside_the_ptx(tmp_path, capsys, monkeypatch):
+    # `.file 1 "column.bad.cu"` is relative to the PTX file's folder, not to the cwd
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, *COLUMN_LAUNCH, COLUMN_BAD)
+    assert code == 1
+    cuda = COLUMN_BAD.with_name("column.bad.cu")
+    assert out.count(f"   ::: {cuda}:18:9\n{'':4}|\n{COLUMN_CUDA_LINE}\n") == 4
+    assert out.count(f"--> {COLUMN_BAD}:") == 4
+
+
+def test_a_moved_checkout_finds_the_cuda_file_by_name(tmp_path, capsys):
+    # nvcc wrote an absolute path that no longer exists: the file of that name beside
+    # the PTX is quoted, under the name the PTX gives
+    ptx = tmp_path / "column.bad.ptx"
+    ptx.write_text(COLUMN_BAD.read_text().replace(
+        '.file\t1 "column.bad.cu"', '.file\t1 "/old/checkout/column.bad.cu"'))
+    assert "/old/checkout/column.bad.cu" in ptx.read_text()
+    (tmp_path / "column.bad.cu").write_text(COLUMN_BAD.with_name("column.bad.cu").read_text())
+    code, out, _ = run(capsys, *COLUMN_LAUNCH, ptx)
+    assert code == 1
+    assert out.count(f"   ::: /old/checkout/column.bad.cu:18:9\n{'':4}|\n{COLUMN_CUDA_LINE}\n") \
+        == 4
+    # gone altogether: the location is still given, without a source line
+    (tmp_path / "column.bad.cu").unlink()
+    code, out, _ = run(capsys, *COLUMN_LAUNCH, ptx)
+    assert code == 1
+    assert out.count("::: /old/checkout/column.bad.cu:18:9\n") == 4
+    assert "tile[threadIdx.x][threadIdx.y + j]" not in out
+
+
+# ---------------------------------------------------------------- --arch
+class _ArchProbe(_FirstInstruction):
+    __doc__ = _FirstInstruction.__doc__
+    id, severity = "test-arch", Severity.NOTE
+
+    def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
+        mov = rc.function.instructions[1]  # `mov.u32 %r2, %tid.x;` at 8:2, not an access
+        yield self.diagnostic(rc, mov, f"{rc.arch.name}: "
+                              f"{rc.arch.max_shared_per_block // 1024} KiB")
+
+
+def test_arch_option_reaches_the_rules(monkeypatch, kernel_file, capsys):
+    """Which architecture the rules are given: the `.target` (sm_80 in KERNEL), the
+    configuration's `arch`, and `--arch` over both (the shared memory a block may use
+    is the per-architecture figure of docs/arch.md)."""
+    monkeypatch.setitem(RULES, "test-arch", _ArchProbe)
+
+    def probe(*args) -> tuple[int, list[str]]:
+        code, out, _ = run(capsys, "--enable", "test-arch", "--format", "json", *args,
+                           kernel_file)
+        return code, [(d["line"], d["column"], d["message"])
+                      for d in json.loads(out)["diagnostics"]]
+
+    assert probe() == (0, [(8, 2, "sm_80: 163 KiB")])
+    assert probe("--arch", "sm_75") == (0, [(8, 2, "sm_75: 64 KiB")])
+    assert probe("--arch", "sm_90a") == (0, [(8, 2, "sm_90: 227 KiB")])  # feature suffix
+    assert probe("--arch", "compute_86") == (0, [(8, 2, "sm_86: 99 KiB")])
+    (kernel_file.parent / "ptxlint.toml").write_text('arch = "sm_120"\n')
+    assert probe() == (0, [(8, 2, "sm_120: 99 KiB")])
+    assert probe("--arch", "sm_100") == (0, [(8, 2, "sm_100: 227 KiB")])
+
+
+def test_unknown_arch_is_a_usage_error(kernel_file, capsys):
+    code, out, err = run(capsys, "--format", "gcc", "--arch", "sm_99", kernel_file)
+    assert code == 2 and out == ""
+    assert "argument --arch: unknown architecture 'sm_99'" in err
+    assert "internal-error" not in err
+
+
+def test_unknown_arch_in_the_config_is_a_config_error(kernel_file, capsys, tmp_path):
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(Path(kernel_file).read_text())
+    (tmp_path / "ptxlint.toml").write_text('[tool.ptxlint]\narch = "sm_99"\n')
+    code, out, _ = run(capsys, "--format", "gcc", str(ptx))
+    assert code == 2
+    assert out == (f"{tmp_path / 'ptxlint.toml'}: error: arch: unknown architecture 'sm_99' "
+                   f"(known: {', '.join(arch_mod.known())}) [config-error]\n")
+
+
+def test_an_unknown_target_falls_back_with_a_note(capsys, tmp_path):
+    """A `.target` newer than ptxlint knows: the default figures, said once per file."""
+    text = (ROOT / "ptx_samples" / "cuda" / "vector_add.ptx").read_text()
+    ptx = tmp_path / "new.ptx"
+    ptx.write_text(re.sub(r"\.target sm_\d+", ".target sm_99", text))
+    code, out, _ = run(capsys, "--format", "json", str(ptx))
+    notes = [d for d in json.loads(out)["diagnostics"] if d["rule"] == "unknown-target"]
+    assert code == 0
+    assert [(n["severity"], n["details"]) for n in notes] == \
+        [("note", {"target": "sm_99", "assumed": "sm_90"})]
+
+
+# ---------------------------------------------------------------- --extent
+MISSING_GUARD = ROOT / "ptx_samples" / "out-of-bounds" / "missing_guard.bad.ptx"
+SCALE_LAUNCH = ("--block", "256", "--grid", "4", "--param", "2=1000")  # 1,024 threads, n=1000
+
+
+def test_extent_sets_the_buffer_size(capsys):
+    """`scale(out, in, n)` reads in[i] and writes out[i] for each of 1,024 threads with
+    no `i < n` guard: 4,096 bytes are touched; a 4,000-byte buffer overflows."""
+    def findings(*extents) -> tuple[int, list]:
+        code, out, _ = run(capsys, "--format", "json", *SCALE_LAUNCH, *extents, MISSING_GUARD)
+        return code, [(d["rule"], d["severity"], d["line"], d["column"], d["details"])
+                      for d in json.loads(out)["diagnostics"]]
+
+    def oob(line: int, obj: str, size: int) -> tuple:
+        return ("out-of-bounds", "error", line, address_column(MISSING_GUARD, line),
+                {"object": obj, "size": size, "first_bad_byte": size, "last_byte": 4095,
+                 "definite": True})
+
+    assert findings("--extent", "0=4000", "--extent", "1=4000") == (
+        1, [oob(50, "scale_param_0", 4000), oob(53, "scale_param_1", 4000)])
+    assert findings("--extent", "0=4096", "--extent", "1=4096") == (0, [])
+    # by name, and only the short buffer
+    assert findings("--extent", "scale_param_0=2000", "--extent", "1=0x1000") == (
+        1, [oob(50, "scale_param_0", 2000)])
+    code, out, _ = run(capsys, "--format", "gcc", *SCALE_LAUNCH, "--extent", "1=4000",
+                       MISSING_GUARD)
+    assert code == 1 and out == (
+        f"{MISSING_GUARD}:53:{address_column(MISSING_GUARD, 53)}: error: out-of-bounds store: "
+        "bytes 4000..4095 of `scale_param_1` (4000 bytes); block (3, 0, 0) thread (232, 0, 0) "
+        "reaches byte 4000 in an emulated run of this launch [out-of-bounds]\n")
+
+
+def test_extent_of_an_unknown_parameter_is_a_launch_config_error(capsys):
+    code, out, _ = run(capsys, "--format", "gcc", *SCALE_LAUNCH, "--extent", "nope=4",
+                       MISSING_GUARD)
+    assert code == 2
+    assert "[launch-config]" in out and "no parameter named 'nope'" in out
+
+
+# ---------------------------------------------------------------- the progress bar drawn
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_progress_bar_draws_and_leaves_the_report_alone(jobs, tmp_path, capsys, monkeypatch):
+    for name in ("TERM", "TTY_INTERACTIVE", "TTY_COMPATIBLE", "NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(BAD)
+    files = [*SAMPLES, bad, tmp_path / "missing.ptx", CLEAN]
+
+    def report(stderr: io.StringIO, fmt: str) -> tuple[int, str, str]:
+        monkeypatch.setattr("sys.stderr", stderr)
+        out = tmp_path / f"report.{fmt}"
+        code = main(["--format", fmt, "-j", jobs, "--output", str(out), *map(str, files)])
+        assert capsys.readouterr().out == ""
+        return code, out.read_text(), stderr.getvalue()
+
+    for fmt in ("json", "gcc"):
+        drawn = report(_Terminal(), fmt)
+        plain = report(io.StringIO(), fmt)
+        assert drawn[:2] == plain[:2]  # exit status and report
+        assert drawn[0] == 2 and str(bad) in drawn[1]
+        assert plain[2] == ""
+        bar = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn[2])
+        assert "checking" in bar and f"{len(files)}/{len(files)}" in bar
+        assert drawn[2].endswith("\x1b[2K")  # transient: the bar is erased at the end

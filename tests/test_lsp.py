@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -162,6 +163,28 @@ def test_non_ascii_columns_are_utf16_units(client, tmp_path):
     assert d["range"]["start"] == {"line": 6, "character": len(prefix.encode("utf-16-le")) // 2}
 
 
+def loc_before(text: str, line: int) -> tuple[int, int]:
+    """The 0-based (line, character) of the CUDA position named by the last `.loc` at or
+    above the PTX file's 0-based `line`."""
+    for above in reversed(text.splitlines()[: line + 1]):
+        m = re.match(r"\s*\.loc\s+\d+\s+(\d+)\s+(\d+)", above)
+        if m:
+            return int(m.group(1)) - 1, max(int(m.group(2)) - 1, 0)
+    raise AssertionError(f"no .loc above line {line + 1}")
+
+
+def assert_cuda_related(found: list[dict], text: str, cuda: Path) -> None:
+    """Each diagnostic has exactly the CUDA position of its instruction as related
+    information."""
+    assert found
+    for d in found:
+        line, character = loc_before(text, d["range"]["start"]["line"])
+        [info] = d["relatedInformation"]
+        assert info["message"] == "CUDA source of this line"
+        assert info["location"]["uri"] == cuda.resolve().as_uri()
+        assert info["location"]["range"]["start"] == {"line": line, "character": character}
+
+
 def test_cuda_line_is_related_information(client):
     sample = ROOT / "ptx_samples" / "cuda" / "vector_add.ptx"
     text = sample.read_text()
@@ -171,9 +194,45 @@ def test_cuda_line_is_related_information(client):
     found = client.diagnostics(uri, 7)
     for d in found:  # whatever the rules find, the shape is an editor's
         assert isinstance(d["code"], str) and d["severity"] in (1, 2, 3, 4)
-        for info in d.get("relatedInformation", []):
-            assert info["location"]["uri"].endswith("vector_add.cu")
-            assert info["location"]["range"]["start"]["line"] >= 0
+    assert_cuda_related(found, text, sample.with_name("vector_add.cu"))
+
+
+COLUMN_BAD = ROOT / "ptx_samples" / "bank-conflict" / "column.bad.ptx"
+
+
+def test_severities_and_cuda_lines_of_a_real_sample(client, tmp_path, capsys):
+    """The bank-conflict sample without a launch configuration: its column reads are
+    possible conflicts (warnings), and the rules that need the block shape leave notes.
+    The server publishes what the command line reports, severities mapped to LSP's
+    (error 1, warning 2, note -> Information 3), positions 0-based, each with the CUDA
+    line of `column.bad.cu` it came from."""
+    from ptxlint.cli import main
+
+    ptx, cuda = tmp_path / "column.bad.ptx", tmp_path / "column.bad.cu"
+    text = COLUMN_BAD.read_text()
+    ptx.write_text(text)
+    cuda.write_text(COLUMN_BAD.with_name("column.bad.cu").read_text())
+    uri = ptx.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "ptx", "version": 3, "text": text}})
+    found = client.diagnostics(uri, 3)
+
+    main(["--format", "json", str(ptx)])
+    cli = json.loads(capsys.readouterr().out)["diagnostics"]
+    lsp_severity = {"error": 1, "warning": 2, "note": 3}
+    assert sorted((d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"],
+                   d["severity"]) for d in found) == \
+        sorted((d["rule"], d["line"] - 1, d["column"] - 1, lsp_severity[d["severity"]])
+               for d in cli)
+    assert {d["severity"] for d in found} == {2, 3}
+    conflicts = [d for d in found if d["code"] == "bank-conflict"]
+    assert [(d["range"]["start"]["line"], d["severity"]) for d in conflicts] == \
+        [(100, 2), (105, 2), (110, 2), (113, 2)]
+    assert all(d["message"].startswith("possible 32-way shared-memory bank conflict\n")
+               for d in conflicts)
+    assert_cuda_related(found, text, cuda)
+    assert all(d["relatedInformation"][0]["location"]["range"]["start"]
+               == {"line": 17, "character": 8} for d in conflicts)  # column.bad.cu:18:9
 
 
 def test_save_close_and_a_burst_of_edits(client, tmp_path):

@@ -211,3 +211,87 @@ def test_summary_line_counts():
     assert text.render([], None, text.Summary(files=1)) == "checked 1 file: no findings\n"
     assert text.render([d, d], None, text.Summary(files=2, seconds=0.5)).splitlines()[-1] == \
         "checked 2 files in 0.50s: 2 warnings (bank-conflict: 2)"
+
+
+
+# A real defect sample through every format: four definite 32-way bank conflicts, each
+# with the CUDA line its `.loc` names (column.bad.cu, found beside the PTX file).
+BANK_CONFLICT_PTX = "ptx_samples/bank-conflict/column.bad.ptx"
+BANK_CONFLICT = ("--block", "32,8", "--grid", "32,32", "--param", "2=1024", "--param", "3=1024",
+                 BANK_CONFLICT_PTX)
+BANK_CONFLICT_CUDA = "ptx_samples/bank-conflict/column.bad.cu"
+BANK_CONFLICT_LINES = [101, 106, 111, 114]  # the four `ld.shared.f32` of the column read
+
+
+def address_column(line: int) -> int:
+    """The 1-based column of the address operand (`[%r23+32]`) on the sample's line."""
+    return (ROOT / BANK_CONFLICT_PTX).read_text().splitlines()[line - 1].index("[") + 1
+
+
+def test_cli_bank_conflict_text_golden(golden, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out = run_cli(capsys, *BANK_CONFLICT)
+    assert code == 1
+    assert out.count("warning[bank-conflict]: 32-way shared-memory bank conflict\n") == 4
+    for n in BANK_CONFLICT_LINES:
+        assert f"  --> {BANK_CONFLICT_PTX}:{n}:{address_column(n)}\n" in out
+    assert out.count(f"   ::: {BANK_CONFLICT_CUDA}:18:9\n") == 4
+    cuda_line = "out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];"
+    assert out.count(f" 18 |         {cuda_line}\n") == 4
+    golden("cli_bank_conflict.txt", redact(out))
+
+
+def test_cli_bank_conflict_gcc_golden(golden, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out = run_cli(capsys, "--format", "gcc", *BANK_CONFLICT)
+    assert code == 1
+    assert out.splitlines() == [
+        f"{BANK_CONFLICT_PTX}:{n}:{address_column(n)}: warning: 32-way shared-memory bank "
+        "conflict [bank-conflict]" for n in BANK_CONFLICT_LINES]
+    golden("cli_bank_conflict.gcc", redact(out))
+
+
+def test_cli_bank_conflict_json_golden(golden, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out = run_cli(capsys, "--format", "json", *BANK_CONFLICT)
+    assert code == 1
+    found = [(d["rule"], d["severity"], d["certainty"], d["line"], d["column"], d["cuda_file"],
+              d["cuda_line"], d["details"]) for d in json.loads(out)["diagnostics"]]
+    assert found == [("bank-conflict", "warning", "definite", n, address_column(n),
+                      BANK_CONFLICT_CUDA, 18, {"ways": 32, "bank": 0})
+                     for n in BANK_CONFLICT_LINES]
+    golden("cli_bank_conflict.json", as_json(out))
+
+
+def only_used_rules(out: str) -> str:
+    """SARIF with the descriptors of the rules no result names cut down to their id: the
+    catalog carries every rule's documentation, which is not this golden's business
+    (fixture.sarif pins a descriptor's shape). The ids and their order stay, so the
+    results' `ruleIndex` is still checked."""
+    doc = json.loads(out)
+    for run in doc["runs"]:
+        used = {r["ruleId"] for r in run["results"]}
+        driver = run["tool"]["driver"]
+        driver["rules"] = [r if r["id"] in used else {"id": r["id"]} for r in driver["rules"]]
+    return json.dumps(doc)
+
+
+def test_cli_bank_conflict_sarif_golden(golden, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("PTXLINT_DOCS_URL", raising=False)
+    code, out = run_cli(capsys, "--format", "sarif", *BANK_CONFLICT)
+    assert code == 1
+    run = json.loads(out)["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    found = []
+    for r in run["results"]:
+        [where], [cuda] = r["locations"], r["relatedLocations"]
+        found.append((r["ruleId"], rules[r["ruleIndex"]], r["level"],
+                      where["physicalLocation"]["artifactLocation"]["uri"],
+                      where["physicalLocation"]["region"]["startLine"],
+                      where["physicalLocation"]["region"]["startColumn"],
+                      cuda["physicalLocation"]["artifactLocation"]["uri"],
+                      cuda["physicalLocation"]["region"]["startLine"]))
+    assert found == [("bank-conflict", "bank-conflict", "warning", BANK_CONFLICT_PTX, n,
+                      address_column(n), BANK_CONFLICT_CUDA, 18) for n in BANK_CONFLICT_LINES]
+    golden("cli_bank_conflict.sarif", as_json(only_used_rules(out)))

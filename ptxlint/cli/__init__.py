@@ -25,6 +25,17 @@ class UsageError(Exception):
     """A bad option or value: reported on stderr, exit status 2."""
 
 
+def _arch(name: str) -> str:
+    """An architecture ptxlint has figures for (`arch.get`), else a usage error."""
+    from ..arch import get  # noqa: PLC0415
+
+    try:
+        get(name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="ptxlint", description="Static analyser for NVIDIA PTX.",
@@ -33,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="PTX files or directories ('-' reads standard input)")
     a = p.add_argument_group("analysis")
-    a.add_argument("--arch", metavar="sm_XX", help="target architecture (default: .target)")
+    a.add_argument("--arch", metavar="sm_XX", type=_arch,
+                   help="target architecture (default: .target)")
     a.add_argument("--kernel", action="append", default=[], metavar="NAME",
                    help="analyse only this entry (a name or fnmatch pattern; repeatable)")
     a.add_argument("--enable", action="append", default=[], metavar="RULE",

@@ -66,6 +66,14 @@ _BUILTIN = {
         ## What it does
         No findings are reported for that kernel. Raise `--time-budget` (or
         `time-budget` in the configuration) to analyse it fully."""),
+    "unknown-target": (Severity.NOTE, """\
+        The module's `.target` is an architecture ptxlint has no hardware figures for.
+
+        ## What it does
+        A newer GPU than this version of ptxlint knows: the shared-memory size and the
+        other figures of the default architecture (sm_90, `docs/arch.md`) are used, and
+        the findings that depend on them (out-of-bounds on dynamic shared memory) may
+        not hold for the real GPU. Give a known architecture with `--arch`."""),
     "unmodelled-instruction": (Severity.NOTE, """\
         An instruction whose semantics ptxlint does not model.
 

@@ -17,6 +17,8 @@ conflict: two ways or more).
 """
 from __future__ import annotations
 
+import bisect
+
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -114,14 +116,16 @@ def compare(diagnostics: list[Diagnostic], obs: Observations, program,
     by instruction identity; `reachable(insn)` the analysis's reachability."""
     load_rules()
     out = Comparison()
+    site = _sites(program)
     for d in diagnostics:
         if is_finding(d):
-            out.findings[(d.rule, _key(d))] = False
+            key = site(d.span)
+            out.findings[(d.rule, key)] = False
             if d.rule in COVERS_RELATED:
                 for r in d.related:
-                    out.copies[(d.rule, Site(r.span.line, r.span.col, ""))] = (d.rule, _key(d))
+                    out.copies[(d.rule, site(r.span))] = (d.rule, key)
             if d.severity < Severity.WARNING:
-                out.notes.add((d.rule, _key(d)))
+                out.notes.add((d.rule, key))
     sites = {}
     for pc in sorted(executed):
         insn = program.instructions[pc]
@@ -135,8 +139,19 @@ def compare(diagnostics: list[Diagnostic], obs: Observations, program,
     return out
 
 
-def _key(d: Diagnostic) -> Site:
-    return Site(d.span.line, d.span.col, "")
+def _sites(program):
+    """span -> the site of the instruction whose text contains it (a finding about an
+    access points at its address operand, an observation at the instruction)."""
+    spans = sorted((i.span.start, i.span.end, i.span.line, i.span.col)
+                   for i in program.instructions if i is not None and i.span is not None)
+    starts = [s[0] for s in spans]
+
+    def site(span) -> Site:
+        k = bisect.bisect_right(starts, span.start) - 1
+        if k >= 0 and spans[k][0] <= span.start < max(spans[k][1], spans[k][0] + 1):
+            return Site(spans[k][2], spans[k][3], "")
+        return Site(span.line, span.col, "")
+    return site
 
 
 def _flag(out: Comparison, rule: str, site: Site, kind: str, detail: str,

@@ -12,7 +12,9 @@ Exactness (see `floats.py` for the method):
 - half types: computed in float64 with exact errors, rounded once: exact.
 - `div.full.f32` (2 ulp) and the `.approx` forms of div, rcp, sqrt give the correctly
   rounded quotient, which lies within their documented error; `div.approx.f32` returns 0
-  for divisors of magnitude in [2^126, 2^128], as documented.
+  (NaN for an infinite dividend) for divisors of magnitude in (2^126, 2^128), as
+  documented; `rcp.approx.ftz.f64` is the reciprocal of the input's upper word, with a
+  zero lower word (its definition in the ISA).
 - NaN results are the canonical NaN of the format (0x7fffffff for f32).
 """
 from __future__ import annotations
@@ -308,6 +310,10 @@ def float_factory(insn, c: Compiler):
     if op not in _OPS:
         return floatfuncs.factory(insn, c)
     fmt, lanes = fmt_of(c)
+    if op == "rcp" and "approx" in insn.mods and fmt is F64:
+        a = c.read(insn.sources[0], np.dtype(np.uint64))
+        w64 = c.write(insn.operands[0], np.dtype(np.uint64))
+        return lambda m: w64(m, _rcp_approx_f64(np.asarray(a(m), np.uint64)))
     mode = insn.rounding or "rn"
     ftz, sat, relu = insn.ftz, "sat" in insn.mods, "relu" in insn.mods
     if op == "mad":
@@ -334,11 +340,28 @@ def float_factory(insn, c: Compiler):
                 kind = op
             r = exact(kind, xs, fmt, mode)
             if approx and op == "div" and fmt is F32:
-                big = (np.abs(xs[1]) >= 2.0 ** 126) & (np.abs(xs[1]) <= 2.0 ** 128)
-                r = np.where(big & np.isfinite(xs[0]), np.copysign(0.0, r), r)
+                # 2^126 < |b| < 2^128: 0 for a finite a (signed), NaN for an infinite one
+                big = (np.abs(xs[1]) > 2.0 ** 126) & (np.abs(xs[1]) < 2.0 ** 128)
+                r = np.where(big, np.where(np.isfinite(xs[0]), np.copysign(0.0, r), np.nan),
+                             r)
             out.append(r)
         w(m, finish(out, fmt, ftz, sat, relu))
     return run
+
+
+_HIGH_WORD = np.uint64(0xFFFFFFFF00000000)
+
+
+def _rcp_approx_f64(bits: np.ndarray) -> np.ndarray:
+    """rcp.approx.ftz.f64 on bit patterns, as the ISA defines it: the reciprocal of the
+    input's upper word (a 1.11.20 float), written to the upper word with the lower word
+    zero (truncated here); subnormals flush to zero, NaN gives 0x7fffffff00000000."""
+    x = flush((bits & _HIGH_WORD).view(np.float64), F64)
+    with np.errstate(divide="ignore", over="ignore"):
+        r = np.float64(1.0) / x
+    out = flush((np.asarray(r).view(np.uint64) & _HIGH_WORD).view(np.float64), F64)
+    return np.where(np.isnan(x), np.uint64(0x7FFFFFFF00000000),
+                    np.asarray(out, np.float64).view(np.uint64))
 
 
 def _fast32(insn, c: Compiler, op: str, mode: str, ftz: bool, sat: bool):

@@ -72,6 +72,12 @@ class Instruction:
             cls.opcode_name = opcode
             register(opcode, cls)
 
+    @classmethod
+    def modifier_problem(cls, opcode: str, mods: tuple[str, ...]) -> str | None:
+        """Why modifiers that are each allowed do not go together (`atom.and.u32`), as a
+        parse error message; None when they do."""
+        return None
+
     @property
     def full_opcode(self) -> str:
         return ".".join((self.opcode, *self.mods))

@@ -68,7 +68,8 @@ def check_opcode(full_opcode: str) -> tuple | str:
             cls, opcode, mods = found
             allowed = cls.allowed_mods
             bad = [m for m in mods if allowed is not None and m not in allowed]
-            hit = f"'{opcode}' does not take the modifier '.{bad[0]}'" if bad else found
+            hit = f"'{opcode}' does not take the modifier '.{bad[0]}'" if bad else \
+                cls.modifier_problem(opcode, mods) or found
         _checked[full_opcode] = hit
     return hit
 

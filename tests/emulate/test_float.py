@@ -1,5 +1,5 @@
 """Floating-point semantics against numpy, `math` and an exact rational oracle
-(`oracle.py`): IEEE arithmetic in every rounding mode at f16/bf16/f32/f64, fma, the
+(`oracle.py`): IEEE arithmetic and rcp in every rounding mode at f16/bf16/f32/f64, fma, the
 `.approx` functions within their documented errors, min/max NaN rules, comparisons."""
 from __future__ import annotations
 
@@ -263,3 +263,293 @@ def test_half_forms_of_compare_select_and_functions():
     assert list(got["d"].view(np.float16)) == [2.0, 5.0]
     got = elementwise("  ex2.approx.f16 %d, %a;", {"a": "f16"}, {"d": "f16"}, {"a": h(3.0, -1.0)})
     assert list(got["d"].view(np.float16)) == [8.0, 0.5]
+
+
+# ---- rcp, and the .approx / .full forms of div and sqrt ---------------------------------------
+# The bounds below are the PTX ISA's (section 9.7.3, "Floating Point Instructions": div, rcp,
+# rcp.approx.ftz.f64, sqrt), quoted in each test; the oracles are exact rationals.
+F32_MAX = Fraction(float(np.finfo(np.float32).max))
+MIN_NORMAL = {"f32": 2.0 ** -126, "f64": 2.0 ** -1022}
+EDGE = {"f32": [0.0, -0.0, 1.0, -1.0, 3.0, 0.1, 2.0 ** -126, -(2.0 ** -126), 2.0 ** -149, 1e-40,
+                -1e-40, 2.0 ** 126, 2.0 ** 127, -(2.0 ** 127), 3.4e38, 2.0 ** -127 * 1.5],
+        "f64": [0.0, -0.0, 1.0, -1.0, 3.0, 0.1, 2.0 ** -1022, 5e-324, -5e-324, 1e-310, 2.0 ** 1022,
+                -(2.0 ** 1023), 1.7e308, 2.0 ** -1023 * 1.5]}
+
+
+def one_float(t: str, finite: bool = False):
+    return st.one_of(st.floats(width=32 if t == "f32" else 64, allow_nan=not finite,
+                               allow_infinity=not finite), st.sampled_from(EDGE[t]))
+
+
+def unary(body: str, t: str, xs, out: str | None = None):
+    return elementwise(body, {"a": t}, {"d": out or t}, {"a": xs})["d"]
+
+
+def ulp(x: Fraction, t: str = "f32") -> Fraction:
+    """The spacing of `t` at the exact value x (x != 0): 2^(max(e, emin) - p + 1)."""
+    emin, p = (-126, 24) if t == "f32" else (-1022, 53)
+    e = math.frexp(float(abs(x)))[1] - 1
+    if Fraction(2) ** e > abs(x):  # float(x) rounded up to the next power of two
+        e -= 1
+    return Fraction(2) ** (max(e, emin) - p + 1)
+
+
+def ulp_error(got: float, x: Fraction, t: str = "f32") -> Fraction:
+    return abs(Fraction(got) - x) / ulp(x, t)
+
+
+def rcp_special(x: float):
+    """1/x where IEEE fixes it regardless of rounding (None for finite non-zero x)."""
+    if math.isnan(x):
+        return math.nan
+    if x == 0:
+        return math.copysign(math.inf, x)
+    if math.isinf(x):
+        return math.copysign(0.0, x)
+    return None
+
+
+def same_signed(got: float, want: float) -> bool:
+    return same(got, want) and (math.isnan(want) or math.copysign(1, got) == math.copysign(1, want))
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("mode", ["rn", "rz", "rm", "rp"])
+@SETTINGS
+@given(data=st.data())
+def test_rcp_rounding(t, mode, data):
+    """rcp.rnd.{f32,f64}: "IEEE 754 compliant rounding": 1/x exactly, rounded once in `mode`
+    (overflow from subnormal x included: inf or the largest finite value, as the mode says)."""
+    vals = data.draw(st.lists(one_float(t), min_size=1, max_size=32))
+    got = unary(f"  rcp.{mode}.{t} %d, %a;", t, vals)
+    for g, x in zip(got, vals):
+        x = float(NPT[t](x))
+        want = rcp_special(x)
+        if want is None:
+            want = exact_round(1 / Fraction(x), t, mode)
+        assert same_signed(float(g), want), (mode, t, x, float(g), want)
+
+
+@pytest.mark.parametrize("mode", ["rn", "rz", "rm", "rp"])
+@SETTINGS
+@given(xs=st.lists(one_float("f32"), min_size=1, max_size=32))
+def test_rcp_ftz_rounding(mode, xs):
+    """rcp.rnd.ftz.f32 "flushes subnormal inputs and results to sign-preserving zero": a
+    subnormal x is +-0 (so the result is +-inf), a subnormal result is +-0."""
+    got = unary(f"  rcp.{mode}.ftz.f32 %d, %a;", "f32", xs)
+    for g, x in zip(got, xs):
+        x = float(np.float32(x))
+        if x != 0 and abs(x) < MIN_NORMAL["f32"]:
+            x = math.copysign(0.0, x)
+        want = rcp_special(x)
+        if want is None:
+            exact_q = 1 / Fraction(x)
+            want = exact_round(exact_q, "f32", mode)
+            if abs(exact_q) < MIN_NORMAL["f32"] <= abs(want):
+                continue  # rounds up to the smallest normal: whether it flushes is unspecified
+            if abs(want) < MIN_NORMAL["f32"]:
+                want = math.copysign(0.0, want)
+        assert same_signed(float(g), want), (mode, x, float(g), want)
+
+
+def test_rcp_special_values_every_form():
+    """The ISA's table for rcp.approx.f32 (-Inf -> -0.0, -0.0 -> -Inf, +0.0 -> +Inf,
+    +Inf -> +0.0, NaN -> NaN), which IEEE gives the rounded forms too."""
+    x = [-np.inf, -0.0, 0.0, np.inf, np.nan]
+    want = [-0.0, -np.inf, np.inf, 0.0, np.nan]
+    forms = [f"rcp.{m}{z}.f32" for m in ("approx", "rn", "rz", "rm", "rp") for z in ("", ".ftz")]
+    forms += [f"rcp.{m}.f64" for m in ("rn", "rz", "rm", "rp")] + ["rcp.approx.ftz.f64"]
+    for form in forms:
+        t = form[-3:]
+        got = unary(f"  {form} %d, %a;", t, x)
+        assert all(same_signed(float(g), w) for g, w in zip(got, want)), (form, list(got))
+
+
+@pytest.mark.parametrize("ftz", ["", ".ftz"])
+@SETTINGS
+@given(xs=st.lists(one_float("f32", finite=True), min_size=1, max_size=32))
+def test_rcp_approx_f32_within_one_ulp(ftz, xs):
+    """rcp.approx.f32: "The maximum ulp error is 1 across the full range of inputs". With
+    .ftz a subnormal x gives +-inf and a result below 2^-126 may only be +-0 or within 1 ulp
+    of 1/x. Results beyond the largest float: +-inf or +-max."""
+    got = unary(f"  rcp.approx{ftz}.f32 %d, %a;", "f32", xs)
+    for g, x in zip(got, xs):
+        x, g = float(np.float32(x)), float(g)
+        if ftz and abs(x) < MIN_NORMAL["f32"]:
+            x = math.copysign(0.0, x)
+        if x == 0:
+            assert g == math.copysign(math.inf, x), (x, g)
+            continue
+        q = 1 / Fraction(x)
+        if abs(q) > F32_MAX:
+            assert math.copysign(1, g) == math.copysign(1, x) and abs(g) >= F32_MAX, (x, g)
+        elif ftz and abs(q) < MIN_NORMAL["f32"] and g == 0:
+            assert math.copysign(1, g) == math.copysign(1, x), (x, g)
+        else:
+            assert math.isfinite(g) and ulp_error(g, q) <= 1, (x, g, float(q))
+
+
+def test_rcp_subnormals_without_and_with_ftz():
+    """Subnormal inputs and results are kept without .ftz and flushed with it."""
+    x = np.array([2.0 ** 127, -(2.0 ** 127), 2.0 ** -149, 1.5 * 2.0 ** -129], np.float32)
+    plain = unary("  rcp.rn.f32 %d, %a;", "f32", x)
+    assert list(plain[:2]) == [2.0 ** -127, -(2.0 ** -127)] and np.isinf(plain[2:]).all()
+    flushed = unary("  rcp.rn.ftz.f32 %d, %a;", "f32", x)
+    assert [float(v) for v in flushed] == [0.0, -0.0, math.inf, math.inf]
+    assert np.signbit(flushed[1]) and not np.signbit(flushed[0])
+    d = np.array([2.0 ** 1023, 5e-324, -(2.0 ** -1074) * 3], np.float64)
+    got = unary("  rcp.rn.f64 %d, %a;", "f64", d)
+    assert list(got) == [2.0 ** -1023, math.inf, -math.inf]  # f64: no .ftz, subnormals kept
+    assert list(unary("  rcp.rz.f64 %d, %a;", "f64", d[1:])) == [1.7976931348623157e308,
+                                                                 -1.7976931348623157e308]
+
+
+# rcp.approx.ftz.f64 (ISA 9.7.3.14): tmp = a[63:32] (1.11.20 format); d[63:32] = 1.0 / tmp;
+# d[31:0] = 0. The ISA gives no numeric bound ("a fast, gross approximation"); truncating a
+# to 20 mantissa bits and the result to 20 bits each cost < 2^-20 relative, so 2^-17 is a
+# deliberately loose bound for the value.
+RCP64_BOUND = Fraction(1, 2 ** 17)
+
+
+@SETTINGS
+@given(xs=st.lists(st.floats(min_value=2.0 ** -1000, max_value=2.0 ** 1000), min_size=1,
+                   max_size=32), signs=st.lists(st.booleans(), min_size=32, max_size=32))
+def test_rcp_approx_ftz_f64_within_a_loose_bound(xs, signs):
+    xs = [-x if s else x for x, s in zip(xs, signs)]
+    got = unary("  rcp.approx.ftz.f64 %d, %a;", "f64", xs)
+    for g, x in zip(got, xs):
+        q = 1 / Fraction(x)
+        assert math.isfinite(g) and abs(Fraction(float(g)) - q) <= RCP64_BOUND * abs(q), (x, g)
+
+
+def test_rcp_approx_ftz_f64_special_values():
+    """The ISA's table: -Inf -> -0.0, -subnormal -> -Inf, -0.0 -> -Inf, +0.0 -> +Inf,
+    +subnormal -> +Inf, +Inf -> +0.0, NaN -> NaN; subnormal results flush to +-0."""
+    x = [-np.inf, -1e-310, -0.0, 0.0, 5e-324, np.inf, np.nan, 2.0 ** 1023, -(2.0 ** 1023)]
+    want = [-0.0, -np.inf, -np.inf, np.inf, np.inf, 0.0, np.nan, 0.0, -0.0]
+    got = unary("  rcp.approx.ftz.f64 %d, %a;", "f64", x)
+    assert all(same_signed(float(g), w) for g, w in zip(got, want)), list(got)
+
+
+def test_rcp_approx_ftz_f64_low_word_is_zero_and_ignored():
+    x = np.array([3.0, 0.1, -7.25, 1.0 + 2.0 ** -40, 123456.789], np.float64)
+    bits = unary("  rcp.approx.ftz.f64 %d, %a;", "f64", x, out="b64")
+    assert all(int(b) & 0xFFFFFFFF == 0 for b in bits), [hex(int(b)) for b in bits]
+    upper = (x.view(np.uint64) & np.uint64(0xFFFFFFFF00000000)).view(np.float64)
+    assert list(unary("  rcp.approx.ftz.f64 %d, %a;", "f64", upper, out="b64")) == list(bits)
+
+
+def test_rcp_approx_ftz_f64_canonical_nan():
+    bits = unary("  rcp.approx.ftz.f64 %d, %a;", "f64", [np.nan, -np.nan], out="b64")
+    assert [hex(int(b)) for b in bits] == ["0x7fffffff00000000"] * 2
+
+
+def f32_bits():
+    """Any float32, by its bit pattern (every exponent equally likely)."""
+    return st.integers(0, 0xFFFFFFFF).map(lambda b: float(np.array(b, np.uint32).view(np.float32)))
+
+
+def finite_f32():
+    """Finite float32 values (as the Python floats they are exactly)."""
+    edge = st.sampled_from(EDGE["f32"]).map(lambda v: float(np.float32(v)))
+    return st.one_of(f32_bits().filter(math.isfinite), edge)
+
+
+@SETTINGS
+@given(pairs=st.lists(st.tuples(finite_f32(), finite_f32()), min_size=1, max_size=32))
+def test_div_approx_f32_within_two_ulps(pairs):
+    """div.approx.f32: "For |b| in [2^-126, 2^126], the maximum ulp error is 2" (a finite;
+    quotients beyond the largest float may be +-inf or +-max)."""
+    pairs = [(a, b) for a, b in pairs if MIN_NORMAL["f32"] <= abs(b) <= 2.0 ** 126] or [(1.0, 3.0)]
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    got = elementwise("  div.approx.f32 %d, %a, %b;", {"a": "f32", "b": "f32"}, {"d": "f32"},
+                      {"a": a, "b": b})["d"]
+    for g, x, y in zip(got, a, b):
+        q, g = Fraction(x) / Fraction(y), float(g)
+        if abs(q) > F32_MAX:
+            assert abs(g) >= F32_MAX and (g > 0) == (q > 0), (x, y, g)
+        elif q == 0:
+            assert g == 0, (x, y, g)
+        else:
+            assert math.isfinite(g) and ulp_error(g, q) <= 2, (x, y, g, float(q))
+
+
+def test_div_approx_f32_large_divisors_give_signed_zero():
+    """div.approx.f32: "For 2^126 < |b| < 2^128 ... otherwise it returns a sign-preserving
+    zero" (a finite)."""
+    a = [1.0, -3.0, 3.0e38, -1e-40, 0.0]
+    b = [2.0 ** 127, 2.0 ** 126 * 1.5, -(2.0 ** 127) * 1.9, 2.0 ** 127, -(2.0 ** 127)]
+    got = elementwise("  div.approx.f32 %d, %a, %b;", {"a": "f32", "b": "f32"}, {"d": "f32"},
+                      {"a": a, "b": b})["d"]
+    assert list(got) == [0.0] * 5 and list(np.signbit(got)) == [False, True, True, True, True]
+
+
+def test_div_approx_f32_infinity_over_large_divisor_is_nan():
+    got = elementwise("  div.approx.f32 %d, %a, %b;", {"a": "f32", "b": "f32"}, {"d": "f32"},
+                      {"a": [np.inf, -np.inf], "b": [2.0 ** 127, -(2.0 ** 126) * 1.5]})["d"]
+    assert np.isnan(got).all(), list(got)
+
+
+def test_div_approx_f32_divisor_two_to_the_126_is_in_range():
+    got = elementwise("  div.approx.f32 %d, %a, %b;", {"a": "f32", "b": "f32"}, {"d": "f32"},
+                      {"a": [1.0, -6.0], "b": [2.0 ** 126, 2.0 ** 126]})["d"]
+    for g, want in zip(got, [Fraction(1, 2 ** 126), Fraction(-6, 2 ** 126)]):
+        assert ulp_error(float(g), want) <= 2, (float(g), float(want))
+
+
+@pytest.mark.parametrize("ftz", ["", ".ftz"])
+@SETTINGS
+@given(pairs=st.lists(st.tuples(finite_f32(), finite_f32()), min_size=1, max_size=32))
+def test_div_full_f32_within_two_ulps(ftz, pairs):
+    """div.full.f32: "The maximum ulp error is 2 across the full range of inputs". With .ftz
+    subnormal inputs are +-0 and subnormal results may only be +-0 (or within 2 ulp)."""
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    got = elementwise(f"  div.full{ftz}.f32 %d, %a, %b;", {"a": "f32", "b": "f32"},
+                      {"d": "f32"}, {"a": a, "b": b})["d"]
+    for g, x, y in zip(got, a, b):
+        g = float(g)
+        if ftz:
+            x, y = (math.copysign(0.0, v) if abs(v) < MIN_NORMAL["f32"] else v for v in (x, y))
+        if y == 0:
+            inf = math.copysign(math.inf, x) * math.copysign(1, y)
+            assert math.isnan(g) if x == 0 else g == inf, (x, y, g)
+            continue
+        q = Fraction(x) / Fraction(y)
+        if abs(q) > F32_MAX:
+            assert abs(g) >= F32_MAX and (g > 0) == (q > 0), (x, y, g)
+        elif q == 0 or (ftz and abs(q) < MIN_NORMAL["f32"] and g == 0):
+            assert g == 0, (x, y, g)
+        else:
+            assert math.isfinite(g) and ulp_error(g, q) <= 2, (x, y, g, float(q))
+
+
+@pytest.mark.parametrize("ftz", ["", ".ftz"])
+@SETTINGS
+@given(xs=st.lists(f32_bits().filter(lambda v: math.isfinite(v) and v > 0),
+                   min_size=1, max_size=32))
+def test_sqrt_approx_f32_relative_error(ftz, xs):
+    """sqrt.approx.f32: "The maximum relative error over the entire positive finite
+    floating-point range is 2^-23" (checked exactly: (g/(1+-e))^2 brackets x)."""
+    got = unary(f"  sqrt.approx{ftz}.f32 %d, %a;", "f32", xs)
+    e = Fraction(1, 2 ** 23)
+    for g, x in zip(got, xs):
+        g = Fraction(float(g))
+        if ftz and x < MIN_NORMAL["f32"]:
+            assert g == 0, (x, float(g))
+            continue
+        # |g - r| <= e r with r = sqrt(x)  <=>  g/(1+e) <= r <= g/(1-e)
+        assert (g / (1 + e)) ** 2 <= Fraction(x) <= (g / (1 - e)) ** 2, (x, float(g))
+
+
+def test_sqrt_approx_special_values():
+    """The ISA's table: -Inf -> NaN, -normal -> NaN, -0.0 -> -0.0, +0.0 -> +0.0,
+    +Inf -> +Inf, NaN -> NaN; .ftz flushes a subnormal input to a signed zero first."""
+    x = [-np.inf, -2.5, -0.0, 0.0, np.inf, np.nan]
+    want = [np.nan, np.nan, -0.0, 0.0, np.inf, np.nan]
+    for ftz in ("", ".ftz"):
+        got = unary(f"  sqrt.approx{ftz}.f32 %d, %a;", "f32", x)
+        assert all(same_signed(float(g), w) for g, w in zip(got, want)), (ftz, list(got))
+    got = unary("  sqrt.approx.ftz.f32 %d, %a;", "f32", [1e-40, -1e-40])
+    assert same_signed(float(got[0]), 0.0) and same_signed(float(got[1]), -0.0)
+    got = unary("  sqrt.approx.f32 %d, %a;", "f32", [2.0 ** -148])
+    assert got[0] == 2.0 ** -74  # subnormal input kept without .ftz

@@ -100,3 +100,81 @@ def test_vectorised_counts_agree_with_the_one_warp_helpers(warps, width):
         sel = wid == w
         assert secs[k] == sectors_per_request(addr[sel], width)
         assert ways[list(ids2).index(w)] == bank_ways(addr[sel], width, lane[sel])
+
+
+TRACED = HEADER + """
+.visible .entry k(.param .u64 a, .param .u64 out)
+{
+  .reg .pred %p1;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  setp.eq.u32 %p1, %r2, 1;
+  mul.lo.u32 %r3, %r1, 5;
+  and.b32 %r4, %r3, 63;
+  ld.param.u64 %rd1, [a];
+  mul.wide.u32 %rd2, %r4, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.f32 %f1, 0f00000000;
+  @%p1 ld.global.f32 %f1, [%rd3];
+  ld.param.u64 %rd4, [out];
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.f32 [%rd6], %f1;
+  ret;
+}
+"""
+
+
+def traced_run(trace: bool):
+    a = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    res = run_ptx(TRACED, grid=2, block=64, args={0: a, 1: out}, trace=trace)
+    assert list(out) == [float(t * 5 % 64) if t % 2 else 0.0 for t in range(64)]
+    (load,) = [s for s in res.observations.accesses.values() if s.kind == "load"
+               and s.spaces.get("global")]
+    return res, load
+
+
+def test_trace_records_each_warp_request_lanes_and_byte_addresses():
+    """Odd lanes of thread t load a[5t mod 64]: each of the 4 warp requests (2 blocks x 2
+    warps) is kept with its lanes and byte addresses, in the buffer's mapped addresses."""
+    res, load = traced_run(trace=True)
+    base = res.buffers[0]
+    mine = [tr for tr in res.observations.traces if tr["pc"] == load.pc]
+    assert sorted((tr["block"], tr["warp"]) for tr in mine) == [
+        ((b, 0, 0), w) for b in range(2) for w in range(2)]
+    (one,) = [tr for tr in mine if tr["block"] == (1, 0, 0) and tr["warp"] == 1]
+    lanes = list(range(1, 32, 2))
+    assert one == {"pc": load.pc, "block": (1, 0, 0), "warp": 1, "space": "global",
+                   "lanes": lanes, "addresses": [base + 4 * ((32 + l) * 5 % 64) for l in lanes]}
+    stores = [tr for tr in res.observations.traces if tr["pc"] != load.pc]
+    assert len(stores) == 4 and all(tr["lanes"] == list(range(32)) for tr in stores)
+    assert load.requests == 4 and load.lanes == 64
+
+
+def test_without_trace_only_the_summary_is_kept():
+    res, load = traced_run(trace=False)
+    assert res.observations.traces == []
+    assert "traces" not in res.observations.to_dict()
+    _, traced = traced_run(trace=True)
+    # byte offsets 20t mod 256 for a warp's 16 odd lanes t touch all 8 sectors of a
+    assert (load.requests, load.lanes, dict(load.sectors)) == (4, 64, {8: 4})
+    assert (traced.requests, traced.lanes, dict(traced.sectors)) == (4, 64, {8: 4})
+
+
+def test_cli_trace_flag(tmp_path, capsys):
+    import json
+
+    from ptxlint.cli import main
+    src = tmp_path / "k.ptx"
+    src.write_text(TRACED)
+    argv = ["run", str(src), "--kernel", "k", "--grid", "2", "--block", "64",
+            "--arg", "0=zeros:f32:64", "--arg", "1=zeros:f32:64", "--json"]
+    assert main(argv + ["--trace"]) == 0
+    traces = json.loads(capsys.readouterr().out)["traces"]
+    assert len(traces) == 8 and {len(t["lanes"]) for t in traces} == {16, 32}
+    assert main(argv) == 0
+    assert "traces" not in json.loads(capsys.readouterr().out)

@@ -21,6 +21,28 @@ ATOMIC_OPS = REDUCE_OPS | {"cas", "exch"}
 ATOMIC_TYPES = frozenset({"b16", "b32", "b64", "b128", "u32", "u64", "s32", "s64"}) | FLOAT_TYPES
 
 
+_BITS = ("b32", "b64")
+_HALVES = ("f16", "f16x2", "bf16", "bf16x2")
+#: the types each operation takes (as ptxas 13.0 checks them)
+OP_TYPES = {
+    "and": _BITS, "or": _BITS, "xor": _BITS,
+    "cas": ("b16", *_BITS, "b128"), "exch": (*_BITS, "b128"),
+    "add": ("u32", "s32", "u64", "f32", "f64", *_HALVES),
+    "inc": ("u32",), "dec": ("u32",),
+    "min": ("u32", "s32", "u64", "s64", *_HALVES), "max": ("u32", "s32", "u64", "s64", *_HALVES),
+}
+
+
+def _op_type_problem(cls, opcode: str, mods: tuple[str, ...]) -> str | None:
+    """`atom`/`red`: the operation and the type must go together (`OP_TYPES`)."""
+    op = next((m for m in mods if m in OP_TYPES), None)
+    types = [m for m in mods if m in ATOMIC_TYPES]
+    if op is None or not types or types[-1] in OP_TYPES[op]:
+        return None
+    wanted = " or ".join(f".{t}" for t in OP_TYPES[op])
+    return f"'{opcode}.{op}' takes {wanted}, not .{types[-1]}"
+
+
 class AtomicOp(Instruction):
     """The operation modifier of an atomic or reduction (`.add`, `.cas`, ...)."""
 
@@ -45,6 +67,7 @@ class Atom(HasDest, MemoryAccess, Ordered, CacheHinted, AtomicOp, opcode="atom")
     default_scope = "gpu"
     allowed_mods = mods("relaxed", "acquire", "release", "acq_rel", SCOPES, ATOMIC_SPACES,
                         ATOMIC_OPS, "noftz", CACHE_HINT, "v2", "v4", "v8", ATOMIC_TYPES)
+    modifier_problem = classmethod(_op_type_problem)
 
     @property
     def compare(self) -> Operand | None:
@@ -69,6 +92,7 @@ class Red(MemoryAccess, Ordered, CacheHinted, AtomicOp, opcode="red"):
     default_scope = "gpu"
     allowed_mods = mods("relaxed", "release", SCOPES, ATOMIC_SPACES, REDUCE_OPS,
                         "noftz", CACHE_HINT, "v2", "v4", "v8", ATOMIC_TYPES - {"b16", "b128"})
+    modifier_problem = classmethod(_op_type_problem)
 
 
 class RedAsync(MemoryAccess, Ordered, AtomicOp, opcode="red.async"):

@@ -151,9 +151,9 @@ class BlockVariance:
         if not keys:
             return 0, _DATA, 0, False
         defs = self.bits(keys)
-        run = self.facts._interp._plans.get(id(insn))  # noqa: SLF001 -- its operand keys
-        uses = self.bits(run[2] if run is not None and len(run) > 2  # not sliced out
-                         else (r.key for r in insn.uses))
+        # what the interpreter's memo keys on: the registers read, and those written
+        # (a partial write keeps the rest of the register)
+        uses = self.bits(keys + insn.use_keys)
         cls = insn.__class__
         mode = _BY_CLASS.get(cls)
         if mode is None:

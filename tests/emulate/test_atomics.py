@@ -179,6 +179,11 @@ def words(bits: int):
     return st.one_of(st.integers(0, (1 << bits) - 1), st.sampled_from(edge))
 
 
+def initial_words(data, bits: int) -> list[int]:
+    """What the atomically updated words hold before the kernel runs."""
+    return data.draw(st.lists(words(bits), min_size=GRID * K, max_size=GRID * K))
+
+
 BITWISE = [("and", "b32"), ("or", "b32"), ("xor", "b32"), ("and", "b64"), ("or", "b64"),
            ("xor", "b64")]
 ORDERED = [(op, t) for op in ("min", "max") for t in ("s32", "u32", "s64", "u64")]
@@ -191,7 +196,7 @@ ORDERED = [(op, t) for op in ("min", "max") for t in ("s32", "u32", "s64", "u64"
 @given(data=st.data())
 def test_bitwise_atomics(op, t, kind, space, data):
     bits = int(t[1:])
-    init = data.draw(st.lists(words(bits), min_size=GRID * K, max_size=GRID * K))
+    init = initial_words(data, bits)
     if op == "xor":  # each lane of an address flips its own bit
         vals = [0] * N
         for lanes in addresses().values():
@@ -211,7 +216,7 @@ def test_bitwise_atomics(op, t, kind, space, data):
 @given(data=st.data())
 def test_min_max_atomics(op, t, kind, space, data):
     bits = int(t[1:])
-    init = data.draw(st.lists(words(bits), min_size=GRID * K, max_size=GRID * K))
+    init = initial_words(data, bits)
     vals = data.draw(st.lists(words(bits), min_size=N, max_size=N))
     run_and_check(kind, space, op, t, init, vals)
 

@@ -32,35 +32,36 @@ def _line(path, n: int) -> str:
     return path.read_text().splitlines()[n - 1]
 
 
+def _findings(path, rule: str) -> list:
+    found = [d for d in lint_sample(path).diagnostics if d.rule == rule]
+    assert found
+    return found
+
+
+def _underlined(path, span) -> str:
+    """The text of a one-line span."""
+    assert span.end_line == span.line
+    return _line(path, span.line)[span.col - 1:span.end_col - 1]
+
+
 def test_a_memory_finding_underlines_the_address():
     path = SAMPLES / "bank-conflict" / "column.bad.ptx"
-    found = [d for d in lint_sample(path).diagnostics if d.rule == "bank-conflict"]
-    assert found
-    for d in found:
+    for d in _findings(path, "bank-conflict"):
         line = _line(path, d.line)
-        assert d.span.end_line == d.line
-        assert line[d.column - 1:d.span.end_col - 1] == \
-            line[line.index("["):line.index("]") + 1]
+        assert _underlined(path, d.span) == line[line.index("["):line.index("]") + 1]
 
 
 def test_a_race_points_at_both_addresses():
     path = SAMPLES / "shared-memory-race" / "arms.bad.ptx"
-    [d] = [d for d in lint_sample(path).diagnostics if d.rule == "shared-memory-race"]
-    here = _line(path, d.line)
-    assert here[d.column - 1:d.span.end_col - 1] == "[%r4]"
+    [d] = _findings(path, "shared-memory-race")
     [other] = d.related
-    there = _line(path, other.span.line)
-    assert there[other.span.col - 1:other.span.end_col - 1] == "[%r7]"
+    assert (_underlined(path, d.span), _underlined(path, other.span)) == ("[%r4]", "[%r7]")
 
 
 def test_a_branch_finding_underlines_the_instruction():
     path = SAMPLES / "divergent-bra-uni" / "tid_guard.bad.ptx"
-    found = [d for d in lint_sample(path).diagnostics if d.rule == "divergent-bra-uni"]
-    assert found
-    for d in found:
-        line = _line(path, d.line)
-        statement = line.split("//")[0].strip()
-        assert line[d.column - 1:d.span.end_col - 1] == statement
+    for d in _findings(path, "divergent-bra-uni"):
+        assert _underlined(path, d.span) == _line(path, d.line).split("//")[0].strip()
 
 
 def test_without_the_text_the_instruction_is_the_span():

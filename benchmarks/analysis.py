@@ -43,8 +43,18 @@ with collector_paused():  # as `lint.lint_module` does
         per.append((a.seconds, fn.name, len(fn.instructions)))
         incomplete += not a.complete
 t2 = time.perf_counter()
+# the same file again in this process, as the LSP server and the pre-launch hook see
+# a file they have seen before: the domains' interned values and the statement shapes
+# are already built, the module and every analysis are new
+t3 = time.perf_counter()
+again = parse_module(text, sys.argv[1])
+t4 = time.perf_counter()
+with collector_paused():
+    for fn in again.module.entries:
+        analyze(fn, params=params)
+t5 = time.perf_counter()
 per.sort(reverse=True)
-print(t1 - t0, t2 - t1, len(per), incomplete)
+print(t1 - t0, t2 - t1, len(per), incomplete, t4 - t3, t5 - t4)
 for s, name, n in per[:5]:
     print(f"{s:.3f} {n} {name}")
 """
@@ -75,14 +85,15 @@ def main() -> None:
     args = ap.parse_args()
     path = args.ptx or cccl_corpus()
     ptxas = time_ptxas(path, args.repeat)
-    best = None
+    best, again = None, None
     for _ in range(args.repeat):
         out = subprocess.run([sys.executable, "-c", CHILD, str(path)], check=True,
                              capture_output=True, text=True, cwd=ROOT).stdout.splitlines()
-        parse_s, analyse_s, kernels, incomplete = out[0].split()
+        parse_s, analyse_s, kernels, incomplete, parse_again, analyse_again = out[0].split()
         run = (float(parse_s), float(analyse_s), int(kernels), int(incomplete), out[1:])
         if best is None or run[0] + run[1] < best[0] + best[1]:
             best = run
+        again = min(again or 1e9, float(parse_again) + float(analyse_again))
     parse_s, analyse_s, kernels, incomplete, slowest = best
     total = parse_s + analyse_s
     print(f"file        {path}")
@@ -91,6 +102,8 @@ def main() -> None:
     print(f"analysis    {analyse_s:.3f} s ({kernels} kernels, {incomplete} over budget)")
     if ptxas:
         print(f"ratio       {total / ptxas:.2f}x ptxas (parse + analysis); target <= 1.0x")
+        print(f"again       {again:.3f} s = {again / ptxas:.2f}x ptxas: the same file once more "
+              "in the same process (the LSP server's and the hook's case)")
     print("slowest kernels (s, instructions, name):")
     for line in slowest:
         print("  " + line)

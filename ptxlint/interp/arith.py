@@ -61,8 +61,8 @@ def add_sub(insn, s, ctx: Ctx) -> None:
     w, signed = view(insn.type)
     a, b = read(insn.a, s, ctx, w, signed), read(insn.b, s, ctx, w, signed)
     is_add = isinstance(insn, Add)
-    x, y = plain(a, ctx), plain(b, ctx)
     if insn.saturate:
+        x, y = plain(a, ctx), plain(b, ctx)
         op = x.si.add if is_add else x.si.sub
         v = numeric_result(op(y.si, w, signed, sat=True), (x, y), ctx, w)
     else:
@@ -70,6 +70,7 @@ def add_sub(insn, s, ctx: Ctx) -> None:
         if not is_add and (diff := links.difference(s, insn.a, insn.b, a, b, w)) is not None:
             v = v.restrict(*diff)  # `a - min(a, c)`: a bound on b says it cannot wrap
     if insn.writes_carry:
+        x, y = plain(a, ctx), plain(b, ctx)
         flag = x.si.add_carry(y.si, w) if is_add else borrow_out(x.si, y.si, w)
         _write_carry(s, flag, (x, y), ctx)
     assign(insn.dests[0], v, s)

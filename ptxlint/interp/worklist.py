@@ -89,13 +89,16 @@ def _plan(insn: Instruction, ctx: Ctx) -> tuple:
         special = getattr(fn, "reads_state", None) if kind is _PLAIN else None
         counts = kind is _PLAIN and issubclass(cls, _COUNTING)
         by_class = _CLASS_PLANS[cls] = (kind, fn, not registers_only, special, counts)
-    keys = (*insn.def_keys, *insn.use_keys, CARRY)  # the guard is among the uses
+    defs, uses = insn.register_keys()
+    keys = (*defs, *uses, CARRY)  # the guard is among the uses
+    if len(set(keys)) < len(keys):
+        keys = tuple(dict.fromkeys(keys))
     kind, fn, with_params, special, counts = by_class
     if special is not None and special(insn, ctx):
         kind = _STATEFUL
     elif counts and (counter := counter_step(insn)) is not None:
-        return _COUNTER, fn, tuple(dict.fromkeys(keys)), with_params, counter
-    return kind, fn, tuple(dict.fromkeys(keys)), with_params, None
+        return _COUNTER, fn, keys, with_params, counter
+    return kind, fn, keys, with_params, None
 
 
 class Interpreter:

@@ -278,6 +278,8 @@ _SPECIALS: "weakref.WeakKeyDictionary[Module, frozenset[str]]" = weakref.WeakKey
 def _specials_read(module: Module) -> frozenset[str]:
     """Special registers read anywhere in the module: a callee's entry state copies
     the caller's, so a kernel carries those its callees read too."""
+    if module.special_registers is not None:  # the parser's record
+        return module.special_registers
     hit = _SPECIALS.get(module)
     if hit is None:
         hit = frozenset(key for f in module.functions for insn in f.instructions

@@ -251,6 +251,8 @@ class State:
         return True
 
     def __eq__(self, other: object) -> bool:
+        if self is other:  # (a dict compares every item even with itself)
+            return True
         return isinstance(other, State) and self.unreachable == other.unreachable and \
             self.regs == other.regs and self.conds == other.conds and \
             self.params == other.params

@@ -49,32 +49,36 @@ WIDEN_MAX_BOUND = 65535
 _OPS = {"eq", "ne", "lt", "le", "gt", "ge"}
 _UNSIGNED_ALIASES = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
 
-__all__ = ["StridedInterval", "view_range", "wrap_int", "EXACT_LIMIT", "memoized"]
+__all__ = ["StridedInterval", "view_range", "wrap_int", "EXACT_LIMIT", "memoized",
+           "set_exact_limit"]
 
 
 def memoized(fn: Callable, exact: bool = False, limit: int = 1 << 16) -> Callable:
     """A method of an immutable domain value, remembered per (self, positional arguments)
     by identity (the entry keeps them alive, so identities stay unique). The domains
     intern their values, so the interpreter asks the same questions again and again.
-    ``exact``: the answer depends on EXACT_LIMIT (part of the key: tests change it).
+    ``exact``: the answer depends on EXACT_LIMIT (`set_exact_limit` forgets it).
     Calls with keyword arguments are not remembered."""
     table: dict[tuple, tuple] = {}
+    get = table.get
+    if exact:
+        _EXACT_TABLES.append(table)
 
     def method(self, *args, **kw):
         if kw:
             return fn(self, *args, **kw)
         n = len(args)
-        if n == 3:
-            a, b, c = args
-            key = (id(self), id(a), id(b), id(c))
+        if n == 1:
+            key = (id(self), id(args[0]))
         elif n == 2:
             a, b = args
             key = (id(self), id(a), id(b))
+        elif n == 3:
+            a, b, c = args
+            key = (id(self), id(a), id(b), id(c))
         else:
             key = (id(self), *map(id, args))
-        if exact:
-            key += (-1 - EXACT_LIMIT,)  # negative: never an id
-        hit = table.get(key)
+        hit = get(key)
         if hit is not None:
             return hit[0]
         out = fn(self, *args)
@@ -86,6 +90,18 @@ def memoized(fn: Callable, exact: bool = False, limit: int = 1 << 16) -> Callabl
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     method.__wrapped__ = fn
     return method
+
+
+_EXACT_TABLES: list[dict] = []  # the tables of `memoized(exact=True)` methods
+
+
+def set_exact_limit(limit: int) -> None:
+    """Set EXACT_LIMIT (tests turn the exact evaluation off to exercise the envelopes)
+    and forget the answers that depended on the old one."""
+    global EXACT_LIMIT
+    EXACT_LIMIT = limit
+    for table in _EXACT_TABLES:
+        table.clear()
 
 
 def _max_lo(a: int | None, b: int | None) -> int | None:

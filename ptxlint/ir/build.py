@@ -236,7 +236,7 @@ class _Scope:
 class _ModuleBuilder:
     def __init__(self, source: SourceFile):
         self.source = source
-        self.module = Module(path=source.path, source=source)
+        self.module = Module(path=source.path, source=source, special_registers=set())
         self.diagnostics: list[Diagnostic] = []
         self.function: Function | None = None  # the function whose body we are in
         self.pending: Function | None = None  # a header waiting for its `{`
@@ -777,6 +777,7 @@ class _ModuleBuilder:
         key = None
         if is_special_register(name):
             key = name
+            self.module.special_registers.add(name)
         else:
             # `%r2.h1` (video selector) and `%v.x` (vector element) are parts of `%r2`/`%v`
             for scope in reversed(self.scopes):

@@ -145,6 +145,8 @@ class Module:
     sections: list[str] = field(default_factory=list)  # `.section` blocks, verbatim
     # the text it was parsed from (diagnostics point into it), when parsed
     source: SourceFile | None = field(default=None, repr=False)
+    # the special registers (`%tid.x`) its instructions name, when the parser recorded them
+    special_registers: set[str] | None = field(default=None, repr=False)
 
     @property
     def target(self) -> str | None:

@@ -112,11 +112,11 @@ def holds_bits(result: SI, value: int, w: int) -> bool:
 def exact_limit(enabled: bool) -> Iterator[None]:
     """Run with the small-set exact evaluation on, or off so envelopes get tested too."""
     saved = strided_module.EXACT_LIMIT
-    strided_module.EXACT_LIMIT = saved if enabled else 0
+    strided_module.set_exact_limit(saved if enabled else 0)
     try:
         yield
     finally:
-        strided_module.EXACT_LIMIT = saved
+        strided_module.set_exact_limit(saved)
 
 
 WINDOW = range(-2048, 2049)

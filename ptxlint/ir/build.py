@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity
 from ..parse.grammar import Leaf, Node, SyntaxProblem, parse_statement
-from ..parse.lexer import Statement, blank_comments, split_statements, token_offsets
+from ..parse.lexer import TOKEN_RE, Statement, blank_comments, split_statements, token_offsets
 from ..source import SourceFile, Span
 from .instruction import DebugLoc, Guard, Instruction
 from .module import Function, Label, ListDirective, Module, Param, Pragma, ScopeMarker, Variable
@@ -71,6 +71,14 @@ def parse_module(text: str, path: str = "<input>", *,
         if gc_was_enabled:
             gc.enable()
     return ParseResult(builder.module, builder.diagnostics, source, tuple(builder.skipped))
+
+
+# `.loc file line [col] [, function_name name, inlined_at file line col]` in decimal
+# (a leading 0 would be octal: those take the grammar's path)
+_DEC = r"(0|[1-9][0-9]*)"
+_LOC_LINE = re.compile(rf"\.loc\s+{_DEC}\s+{_DEC}(?:\s+{_DEC})?"
+                       r"(?:\s*,\s*function_name\s+([A-Za-z_$][A-Za-z0-9_$]*)"
+                       rf"\s*,\s*inlined_at\s+{_DEC}\s+{_DEC}\s+{_DEC})?")
 
 
 def _int(text: str) -> int:
@@ -309,6 +317,8 @@ class _ModuleBuilder:
                 self.close_brace(Token("}", st.start, st.line))
             elif st.kind == "section":
                 self.module.sections.append(self.source.text[st.start:st.end])
+            elif st.kind == "loc":
+                self.loc_line(st)
             else:
                 self.statement(st)
         if self.open_braces:
@@ -318,6 +328,21 @@ class _ModuleBuilder:
         if self.pending:
             self.add_function(self.pending)
         self.check_symbols()
+
+    def loc_line(self, st: Statement) -> None:
+        """A `.loc` line as the lexer keeps it (whole): nvcc's spelling is read
+        directly, anything else goes through the tokens and the grammar."""
+        text = st.texts[0]
+        hit = self.locs.get(text)
+        if hit is None:
+            m = _LOC_LINE.fullmatch(text)
+            if m is None:
+                self.statement(st._replace(kind="stmt", texts=TOKEN_RE.findall(text)))
+                return
+            f, line, col, name, a, b, c = m.groups()
+            inlined = None if a is None else DebugLoc(int(a), int(b), int(c))
+            hit = self.locs[text] = DebugLoc(int(f), int(line), int(col or 0), inlined, name)
+        self.loc = hit
 
     def statement(self, st: Statement) -> None:
         texts = st.texts

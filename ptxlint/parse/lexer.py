@@ -14,15 +14,18 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+# Alternatives are tried in order; which can match depends only on the first character
+# (registers before a lone '%', complete strings before unterminated ones, the number
+# forms in this order), so the commonest tokens come first: registers, punctuation.
 TOKEN_RE = re.compile(r"""
- "(?:[^"\\\n]|\\.)*"
-|%[A-Za-z0-9_$]+(?:\.[A-Za-z0-9_]+)?
-|\.[A-Za-z_][A-Za-z0-9_$]*(?:::[A-Za-z0-9_]+)*
+ %[A-Za-z0-9_$]+(?:\.[A-Za-z0-9_]+)?
+|<<|>>|&&|\|\||==|!=|<=|>=|[{}()\[\],;:<>=@!|+\-*/%~&^?]
 |[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+(?:::[A-Za-z0-9_]+)*)*
+|\.[A-Za-z_][A-Za-z0-9_$]*(?:::[A-Za-z0-9_]+)*
 |0[fF][0-9A-Fa-f]{8}(?![0-9A-Za-z_])|0[dD][0-9A-Fa-f]{16}(?![0-9A-Za-z_])
 |[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+
 |0[xX][0-9A-Fa-f]+U?|0[bB][01]+U?|[0-9]+U?
-|<<|>>|&&|\|\||==|!=|<=|>=|[{}()\[\],;:<>=@!|+\-*/%~&^?]
+|"(?:[^"\\\n]|\\.)*"
 |"[^"\n]*
 |\S
 """, re.VERBOSE)
@@ -35,11 +38,14 @@ _LABEL_PREFIX_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\s*:(?!:)")
 LINE_DIRECTIVES = frozenset({".version", ".target", ".address_size", ".file", ".loc"})
 _LINE_PREFIXES = tuple(LINE_DIRECTIVES)
 HEADER_WORDS = frozenset({".entry", ".func"})
+_BLANKS = (" ", "\t")
 
 
 class Statement(NamedTuple):
     """Tokens that the grammar parses as one unit. `kind` is "stmt", "open"/"close"
-    for braces, "label" for `name:`, "section" for a debug section (raw text).
+    for braces, "label" for `name:`, "section" for a debug section (raw text), "loc"
+    for a `.loc` line alone on its line (raw text: a third of what nvcc writes, mostly
+    repeats, which the builder looks up before tokenizing).
     `start`/`end` are file offsets, `line`/`col` the 1-based position of `start`."""
 
     kind: str
@@ -137,6 +143,10 @@ class _Splitter:
                                                 lineno, col)))
                     continue
                 if s.startswith(_LINE_PREFIXES) and "{" not in s and ";" not in s:
+                    if s.startswith(".loc") and s[4:5] in _BLANKS:
+                        out.append(make(Statement, ("loc", [s], lead, lead + len(s), lineno,
+                                                    col)))
+                        continue
                     texts = findall(s)
                     if texts[0] in LINE_DIRECTIVES:
                         out.append(make(Statement, ("stmt", texts, lead, lead + len(s),

@@ -30,6 +30,7 @@ LINKAGES = {".visible": "visible", ".extern": "extern", ".weak": "weak", ".commo
 # Names PTX predefines for use as operands.
 PREDEFINED_SYMBOLS = frozenset({"WARP_SZ"})
 _SINK = Sink()
+_new_tuple = tuple.__new__
 
 
 @dataclass
@@ -297,9 +298,10 @@ class _ModuleBuilder:
 
     # ---- driver ----------------------------------------------------------------------
     def statement_span(self, st: Statement) -> Span:
-        if self.code.find("\n", st.start, st.end) < 0:
-            return Span(st.start, st.end, st.line, st.col, st.line, st.col + st.end - st.start)
-        return self.source.span(st.start, st.end)
+        start, end, line, col = st.start, st.end, st.line, st.col
+        if self.code.find("\n", start, end) < 0:  # (a tuple without Span's Python `__new__`)
+            return _new_tuple(Span, (start, end, line, col, line, col + end - start))
+        return self.source.span(start, end)
 
     def run(self, statements: list[Statement]) -> None:
         for st in statements:

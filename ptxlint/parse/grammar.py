@@ -232,13 +232,16 @@ def _kind(text: str) -> str:
 
 def shape_of(texts: list[str]) -> tuple:
     """Token kinds, with punctuation, directives and keywords spelled out."""
-    known = _kinds.get
-    return tuple([known(t) or _kind(t) for t in texts])
+    shape = tuple(map(_kinds.get, texts))  # every token seen before: one C-level pass
+    if None in shape:
+        known = _kinds.get
+        shape = tuple([known(t) or _kind(t) for t in texts])
+    return shape
 
 
 def parse_statement(texts: list[str], kind: str) -> Node | SyntaxProblem:
     """The syntax tree of one statement, shared by all statements of its shape."""
-    key = (kind, *shape_of(texts))
+    key = (kind, shape_of(texts))
     hit = _cache.get(key)
     if hit is None:
         hit = _cache[key] = _parse(texts, kind)

@@ -96,6 +96,14 @@ def operand_offsets(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 _OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
+_FLAT_BRACES = re.compile(r"[^{}]*(?:\{[^{}]*\}[^{}]*)*")
+
+
+def _inner_braces(s: str) -> bool:
+    """Whether the braces of a one-statement line are all inside the statement (vector
+    operands, initialisers: one level, balanced), none opening a scope or a body."""
+    return s[0] != "{" and ".entry" not in s and ".func" not in s and \
+        _FLAT_BRACES.fullmatch(s) is not None
 
 
 def token_offsets(code: str, start: int, end: int) -> list[int]:
@@ -137,8 +145,9 @@ class _Splitter:
             lead = start + col - 1
             if not self.cur:
                 last = s[-1]
-                if (last == ";" and s.count(";") == 1 and "{" not in s and "}" not in s
-                        and '"' not in s and (":" not in s or not _LABEL_PREFIX_RE.match(s))):
+                if (last == ";" and s.count(";") == 1 and '"' not in s
+                        and ("{" not in s and "}" not in s or _inner_braces(s))
+                        and (":" not in s or not _LABEL_PREFIX_RE.match(s))):
                     out.append(make(Statement, ("stmt", findall(s), lead, lead + len(s),
                                                 lineno, col)))
                     continue
@@ -158,6 +167,10 @@ class _Splitter:
                     continue
                 if s.startswith(".section"):
                     skip_to = self.section(lead, lineno, col)
+                    continue
+                if s == "{" or s == "}":
+                    out.append(make(Statement, ("open" if s == "{" else "close", [s], lead,
+                                                lead + 1, lineno, col)))
                     continue
             self.slow_line(line, start, lineno)
             if self.line_directive and self.cur:

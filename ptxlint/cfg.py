@@ -88,7 +88,14 @@ def is_brx(insn: Instruction) -> bool:
 
 def ends_block(insn: Instruction) -> bool:
     """Branches and terminators close a block; `brkpt` and `call` do not."""
-    return isinstance(insn, (Branch, Terminator)) or insn.opcode[:3] == "brx" and is_brx(insn)
+    cls = insn.__class__
+    closes = _CLOSES.get(cls)
+    if closes is None:
+        closes = _CLOSES[cls] = issubclass(cls, (Branch, Terminator))
+    return closes or insn.opcode[:3] == "brx" and is_brx(insn)
+
+
+_CLOSES: dict[type, bool] = {}  # instruction class -> whether it is a branch or terminator
 
 
 def build_cfg(function: Function) -> CFG:

@@ -153,6 +153,10 @@ class Interpreter:
                 if succ not in queued and self._order[succ] >= 0:
                     queued.add(succ)
                     heapq.heappush(queue, (self._order[succ], succ))
+        # blocks whose out-state the narrowing replaced, and what divergence the
+        # fixpoint ended with (`_narrow` skips what neither touched)
+        self._renarrowed: set[int] = set()
+        self._settled = (len(self.divergent), self.refined_version)
         for _ in range(self.params.narrowing_passes):
             version = -1
             while version != self.refined_version:  # a merge point was computed too early
@@ -231,11 +235,20 @@ class Interpreter:
         # edge states of a block, kept while its out-state stays the same object
         cached = self._edges
         divergent = (len(self.divergent), self.refined_version)
+        visits, renarrowed, outs = self.visits, self._renarrowed, self.out_states
         for b in self.cfg.rpo():
             if b == self.cfg.entry or self.in_states[b] is None:
                 continue
+            preds = self.cfg.blocks[b].preds
+            # Predecessors interpreted once each, and not since: the in-state is already
+            # the join of the states their edges bring (joins commute), so is the
+            # out-state, as the comparison below would find.
+            if outs[b] is not None and divergent == self._settled and all(
+                    visits[p] == 1 and p not in renarrowed for p in preds
+                    if outs[p] is not None):
+                continue
             incoming = None
-            for p in self.cfg.blocks[b].preds:
+            for p in preds:
                 out = self.out_states[p]
                 if out is None:
                     continue
@@ -255,6 +268,7 @@ class Interpreter:
                 continue
             self.in_states[b] = incoming
             self.out_states[b] = self.interpret_block(b, self._entry_state(b))
+            renarrowed.add(b)
 
     # ---- blocks and edges ----------------------------------------------------------------
     def interpret_block(self, b: int, state: State) -> State:

@@ -275,7 +275,7 @@ def thread_bounds(function: Function, launch: LaunchConfig | None = None) -> Thr
 _SPECIALS: "weakref.WeakKeyDictionary[Module, frozenset[str]]" = weakref.WeakKeyDictionary()
 
 
-def _specials_read(module: Module) -> frozenset[str]:
+def _specials_read(module: Module) -> set[str] | frozenset[str]:
     """Special registers read anywhere in the module: a callee's entry state copies
     the caller's, so a kernel carries those its callees read too."""
     if module.special_registers is not None:  # the parser's record

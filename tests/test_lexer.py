@@ -51,3 +51,13 @@ def test_a_loc_line_is_kept_whole_and_vector_braces_stay_in_their_statement():
                      ("stmt", ["ld.shared.v2.u32", "{", "%r1", ",", "%r2", "}", ",", "[",
                                "x", "]", ";"]),
                      ("open", ["{"]), ("close", ["}"])]
+
+
+def test_a_brace_after_a_line_directive_closes_its_scope():
+    kinds = [(s.kind, s.texts) for s in split_statements("\t.loc 1 2 3 }\n")]
+    assert kinds == [("stmt", [".loc", "1", "2", "3"]), ("close", ["}"])]
+
+
+def test_a_name_before_a_double_colon_is_no_label():
+    assert [s.kind for s in split_statements("L1::x;\nL2: ret;\n")] == \
+        ["stmt", "label", "stmt"]

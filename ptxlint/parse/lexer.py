@@ -151,7 +151,8 @@ class _Splitter:
                     out.append(make(Statement, ("stmt", findall(s), lead, lead + len(s),
                                                 lineno, col)))
                     continue
-                if s.startswith(_LINE_PREFIXES) and "{" not in s and ";" not in s:
+                if s.startswith(_LINE_PREFIXES) and "{" not in s and "}" not in s \
+                        and ";" not in s:
                     if s.startswith(".loc") and s[4:5] in _BLANKS:
                         out.append(make(Statement, ("loc", [s], lead, lead + len(s), lineno,
                                                     col)))
@@ -224,5 +225,6 @@ class _Splitter:
             self.cur_end = start + len(text)
             if text == ";" and self.inner == 0:
                 self.flush()
-            elif text == ":" and len(self.cur) == 2 and _LABEL_RE.fullmatch(self.cur[0] + ":"):
+            elif text == ":" and len(self.cur) == 2 and _LABEL_RE.fullmatch(self.cur[0] + ":") \
+                    and line[m.end():m.end() + 1] != ":":  # `a::b` is no label (`_LABEL_PREFIX_RE`)
                 self.flush("label")

@@ -243,9 +243,10 @@ class Interpreter:
             # Predecessors interpreted once each, and not since: the in-state is already
             # the join of the states their edges bring (joins commute), so is the
             # out-state, as the comparison below would find.
-            if outs[b] is not None and divergent == self._settled and all(
-                    visits[p] == 1 and p not in renarrowed for p in preds
-                    if outs[p] is not None):
+            if outs[b] is not None and \
+                    (len(self.divergent), self.refined_version) == self._settled and all(
+                        visits[p] == 1 and p not in renarrowed for p in preds
+                        if outs[p] is not None):
                 continue
             incoming = None
             for p in preds:

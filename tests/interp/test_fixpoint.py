@@ -1,6 +1,10 @@
 """The fixpoint on small kernels: loop bounds, refinement, affine forms, divergence."""
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from ptxlint.analysis import analyze
 from ptxlint.ir.build import parse_module
 from ptxlint.launch import LaunchConfig
@@ -220,3 +224,37 @@ $L_out:
     a = run(body, launch=LaunchConfig(block=(32, 8, 1)))
     assert value_before(a, "add.u32 %r3", "%r1").si.hi == 19
     assert value_before(a, "add.u32 %r3", "%r2").si.hi == 2
+
+
+def _once_joined_blocks(path: Path):
+    """(in-state, the join of what its predecessors' edges bring) of every block whose
+    predecessors were each interpreted once: the narrowing pass leaves those alone."""
+    from ptxlint.lint import analysis_params
+    module = parse_module(path.read_text(), str(path)).module
+    for fn in module.entries:
+        for params in (None, analysis_params(60.0)):
+            facts = (analyze(fn) if params is None else analyze(fn, params=params)).facts
+            interp = facts._interp  # noqa: SLF001 - the fixpoint's own bookkeeping
+            for b, block in enumerate(facts.cfg.blocks):
+                outs = [p for p in block.preds if interp.out_states[p] is not None]
+                if b == facts.cfg.entry or facts.in_states[b] is None or \
+                        any(interp.visits[p] != 1 for p in outs):
+                    continue
+                incoming = None
+                for p in outs:
+                    for succ, st in interp.edges(p, interp.out_states[p]):
+                        if succ == b:
+                            incoming = st if incoming is None else incoming.join(st)
+                yield facts.in_states[b], incoming
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "ptx_samples"
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES.glob("**/*.ptx"))[::4],
+                         ids=lambda p: p.relative_to(SAMPLES).as_posix())
+def test_blocks_the_narrowing_passes_over_hold_the_join_of_their_edges(path: Path):
+    pairs = list(_once_joined_blocks(path))
+    assert pairs
+    for in_state, incoming in pairs:
+        assert incoming is None or in_state == incoming

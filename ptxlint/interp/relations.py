@@ -164,6 +164,28 @@ class Relations:
                     compared) for op in (insn.a, insn.b))
         return hit
 
+    def follow_compared(self, branch: Instruction) -> tuple[Instruction, ...]:
+        """The relations of `branch`'s block, still holding at the branch, that define a
+        register from one its predicate's comparison reads (transitively, within
+        `NEIGHBOURHOOD`), in block order: narrowing by them after the predicate's
+        refinement carries its bound further (``i' = i + 128`` before ``if (i < 128)``:
+        the edge bounds i' as well as i)."""
+        compared = self._compared_in_block(branch, branch.guard.register, 0)
+        if not compared:
+            return ()
+        related = self._local_at(branch)
+        reached, found = set(compared), {}
+        for _ in range(NEIGHBOURHOOD):
+            frontier = {id(i): i for r in reached for i in related(r)
+                        if id(i) not in found and links.relation_shape(i)[0] not in reached
+                        and reached.intersection(links.relation_shape(i)[1:])}
+            if not frontier:
+                break
+            found.update(frontier)
+            reached.update(links.relation_shape(i)[0] for i in frontier.values())
+        order = self.cfg.position
+        return tuple(sorted(found.values(), key=lambda i: order(i)[1]))
+
     def _compared_in_block(self, insn: Instruction, pred, depth: int) -> set[str]:
         """The registers the comparison defining `pred` (before `insn`, in its block)
         reads, through `and`/`or`/`not`/`mov` of predicates."""

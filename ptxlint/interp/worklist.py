@@ -35,6 +35,7 @@ from . import memory  # noqa: F401 - registers its transfer functions (as arith 
 from .arith import CARRY
 from .context import Ctx
 from .divergence import SyncDependence
+from .links import narrow_by
 from .loops import LoopCounters, counter_step, counters_linked, shifted, thresholds
 from .refine import assume, assume_cached, written_keys
 from .relevance import sliced_out
@@ -136,6 +137,7 @@ class Interpreter:
                         for b, blk in enumerate(cfg.blocks)]
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
+        self._follows: dict[tuple[int, int], tuple[str, ...]] = {}  # `_follow`
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, entry: State) -> list[State | None]:
@@ -405,15 +407,39 @@ class Interpreter:
         else:
             taken_block = self.cfg.exit
         result = []
+        heads = self.cfg.loop_heads
         for s in succs:
             # refinement writes registers only: the comparisons and cells can be shared
             st = State(dict(out.regs), out.conds, out.params, out.unreachable)
             holds = s == taken_block
             if self._assume((b, s), st, key, holds != term.guard.negated):
+                if s in heads and (follow := self._follow(b, s, term)) and \
+                        not self._carry(follow, st):
+                    continue  # no value left: the edge is infeasible
                 result.append((s, st))
         if b in self.divergent:
             self._note_refined(b, out, result)
         return self._entering_loops(b, result) if self._enters[b] else result
+
+    def _follow(self, b: int, head: int, term: Instruction) -> tuple[Instruction, ...]:
+        """On a back edge b -> head: the relations of b that carry the branch's bound on
+        its compared registers to the registers computed from them
+        (`Relations.follow_compared`), so a counter incremented before its test (``i' =
+        i + c; if (i < n)``) is bounded where the loop comes round, and widening does
+        not climb c at a time."""
+        hit = self._follows.get((b, head))
+        if hit is None:
+            hit = self._follows[(b, head)] = \
+                self.ctx.relations.follow_compared(term) \
+                if b in self.cfg._loops[head].body else ()
+        return hit
+
+    def _carry(self, relations: tuple[Instruction, ...], st: State) -> bool:
+        """Narrow `st` by `relations` in order; False when a register has no value left."""
+        for insn in relations:
+            if narrow_by(insn, st, self.ctx) is None:
+                return False
+        return True
 
     def _entering_loops(self, b: int, edges: list[tuple[int, State]]) -> list[tuple[int, State]]:
         """Edges from b into a loop carry the loop's counters linked (`loops.py`)."""
@@ -438,11 +464,13 @@ class Interpreter:
         grew = False
         for s, st in edges:
             if self.params.memoize:
+                # what the branch's own refinement wrote, unless it is the same as last
+                # time, and what narrowing by the block's relations may have (`_follow`)
+                keys = [i.dests[0].key for i in self._follows.get((b, s), ())]
                 last = self._refined.get((b, s))
-                if self._noted.get((b, s)) is last:
-                    continue  # the same refinement as last time: nothing new
-                self._noted[(b, s)] = last
-                keys = written_keys(self._refined, (b, s))
+                if self._noted.get((b, s)) is not last:
+                    self._noted[(b, s)] = last
+                    keys = [*written_keys(self._refined, (b, s)), *keys]
             else:
                 keys = [k for k, v in st.regs.items() if before.get(k) is not v]
             regs = st.regs

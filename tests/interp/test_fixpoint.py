@@ -58,6 +58,30 @@ $L_done:
     assert after.si.hi is not None and after.si.hi <= 1000 + 255
 
 
+def test_counter_incremented_before_its_test_keeps_its_bound():
+    # do { i = j; use(i); j = i + 128; } while (i < 128): nvcc's shape of a block-strided
+    # loop (CUB's histogram). The back edge bounds i, and through `j = i + 128` also j,
+    # so j stays below 256 instead of growing 128 a round until widening gives up.
+    body = """
+\tmov.u32 %r1, %tid.x;
+$L_head:
+\tmov.u32 %r2, %r1;
+\tshl.b32 %r3, %r2, 2;
+\tadd.s32 %r1, %r2, 128;
+\tsetp.lt.s32 %p1, %r2, 128;
+\t@%p1 bra $L_head;
+\tret;"""
+    a = run(body, launch=LaunchConfig(block=(128, 1, 1)))
+    j = value_before(a, "mov.u32 %r2", "%r1")
+    assert (j.si.lo, j.si.hi) == (0, 255)
+    i = value_before(a, "shl.b32", "%r2")
+    assert (i.si.lo, i.si.hi) == (0, 255)
+    scaled = value_before(a, "add.s32 %r1", "%r3")
+    assert (scaled.si.lo, scaled.si.hi, scaled.si.stride) == (0, 1020, 4)
+    # the loop settles in three rounds of its 5-instruction body, not seven
+    assert a.facts.work <= 2 + 3 * 5 + 1
+
+
 def test_predicate_refines_both_edges():
     body = """
 \tld.param.u32 %r1, [n];

@@ -36,7 +36,7 @@ def thresholds(cfg: CFG, out_states: list, head: int, new: State) -> dict:
     and (on demand) for each linked register, the bounds its link gives in `new`."""
     loop = cfg._loops.get(head)
     blocks = loop.body if loop is not None else (head,)
-    found: dict[str, set[int]] = {}
+    found: dict[str, tuple[set[int], set[int], set[int]]] = {}
     for b in blocks:
         term = cfg.blocks[b].terminator
         out = out_states[b]
@@ -49,11 +49,16 @@ def thresholds(cfg: CFG, out_states: list, head: int, new: State) -> dict:
         for mine, theirs in ((cond.a, cond.b), (cond.b, cond.a)):
             if not isinstance(mine, str):
                 continue
-            other = out[theirs] if isinstance(theirs, str) else None
-            bounds = [theirs] if isinstance(theirs, int) else \
-                [x for x in (other.si.lo, other.si.hi) if x is not None]
-            found.setdefault(mine, set()).update(
-                (*(y for x in bounds for y in (x - 1, x, x + 1)), *limits))
+            lower, upper, either = found.setdefault(mine, (set(), set(), set()))
+            either.update(limits)
+            if isinstance(theirs, int):
+                either.update((theirs - 1, theirs, theirs + 1))
+                continue
+            other = out[theirs].si
+            if other.lo is not None:
+                lower.update((other.lo - 1, other.lo, other.lo + 1))
+            if other.hi is not None:
+                upper.update((other.hi - 1, other.hi, other.hi + 1))
     return Thresholds(found, new)
 
 
@@ -67,24 +72,39 @@ def view_limits(w: int, signed: bool) -> tuple[int, ...]:
 
 
 class Thresholds(dict):
-    """A register's compared bounds, and for a linked register the bounds its link
-    gives in the head's state (computed for the registers being widened only)."""
+    """A register's candidate bounds in the head's state: near the values it is compared
+    with, and for a linked register the bounds its link gives (computed for the
+    registers being widened only).
+
+    A comparison with a register of values lo..hi bounds the other side from above
+    near hi and from below near lo, whatever the operator (what refinement narrows it
+    to on either edge): a candidate from hi is offered to a growing upper bound only,
+    one from lo to a falling lower bound only. (Offered to both, ``i < n`` with n in
+    1..4 would climb 2, 3, 4 a round at a time.) Constants and width limits serve
+    both sides."""
 
     def __init__(self, found: dict, state: State):
         super().__init__(found)
         self.state = state
 
     def get(self, key, default=()):
-        mine = super().get(key, default)
+        mine = super().get(key)
         link = self.state.conds.get(key)
-        if link.__class__ is not Link:
-            return mine
-        s = self.state
-        span = link.forward(s[link.a].si, None if link.b is None else s[link.b].si)
-        limits = view_limits(link.w, link.signed)
-        if not span.is_finite:
-            return (*mine, *limits)
-        return (*mine, span.lo, span.hi, *limits)
+        if mine is None and link.__class__ is not Link:
+            return default
+        si = self.state[key].si
+        lower, upper, out = (set(), set(), set()) if mine is None else \
+            (set(mine[0]), set(mine[1]), set(mine[2]))
+        if link.__class__ is Link:
+            s = self.state
+            span = link.forward(s[link.a].si, None if link.b is None else s[link.b].si)
+            out.update(view_limits(link.w, link.signed))
+            if span.is_finite:
+                lower.add(span.lo)
+                upper.add(span.hi)
+        out.update(t for t in lower if si.lo is None or t <= si.lo)
+        out.update(t for t in upper if si.hi is None or t >= si.hi)
+        return tuple(out)
 
 
 # ---- counters: `add r, r, c` ---------------------------------------------------------------

@@ -82,6 +82,30 @@ $L_head:
     assert a.facts.work <= 2 + 3 * 5 + 1
 
 
+def test_bound_compared_with_a_range_jumps_to_its_top_at_once():
+    # for (k = 0; k < n; k++) with n in 1..4: k's upper bound jumps to 3 (from n's top)
+    # in one widening, not to 2, then 3, a round at a time (n's bottom bounds k from
+    # below, never from above)
+    body = """
+\tld.param.u32 %r1, [n];
+\tmin.u32 %r2, %r1, 4;
+\tmax.u32 %r2, %r2, 1;
+\tmov.u32 %r3, 0;
+$L_head:
+\tshl.b32 %r4, %r3, 2;
+\tadd.s32 %r5, %r4, 1;
+\tadd.s32 %r3, %r3, 1;
+\tsetp.lt.u32 %p1, %r3, %r2;
+\t@%p1 bra $L_head;
+\tret;"""
+    a = run(body, params=".param .u32 n", launch=LaunchConfig(block=(32, 1, 1)))
+    k = value_before(a, "shl.b32", "%r3")
+    assert (k.si.lo, k.si.hi) == (0, 3)
+    after = value_before(a, "ret", "%r3")
+    assert (after.si.lo, after.si.hi) == (1, 4)
+    assert a.facts.work == 4 + 3 * 5 + 1  # three rounds of the 5-instruction body
+
+
 def test_predicate_refines_both_edges():
     body = """
 \tld.param.u32 %r1, [n];

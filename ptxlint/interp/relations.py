@@ -164,43 +164,51 @@ class Relations:
                     compared) for op in (insn.a, insn.b))
         return hit
 
-    def follow_compared(self, branch: Instruction) -> tuple[Instruction, ...]:
-        """The relations of `branch`'s block, still holding at the branch, that define a
-        register from one its predicate's comparison reads (transitively, within
-        `NEIGHBOURHOOD`), in block order: narrowing by them after the predicate's
+    def follow_compared(self, b: int) -> tuple[Instruction, ...]:
+        """The relations of block b, still holding at its branch, that define a register
+        from one the branch predicate's comparison reads, or (transitively) from one such
+        a relation defines, in block order: narrowing by them after the predicate's
         refinement carries its bound further (``i' = i + 128`` before ``if (i < 128)``:
         the edge bounds i' as well as i)."""
-        compared = self._compared_in_block(branch, branch.guard.register, 0)
+        insns = self.cfg.blocks[b].instructions
+        compared = self._compared_before(insns, len(insns) - 1, insns[-1].guard.register, 0)
         if not compared:
             return ()
-        related = self._local_at(branch)
-        reached, found = set(compared), {}
-        for _ in range(NEIGHBOURHOOD):
-            frontier = {id(i): i for r in reached for i in related(r)
-                        if id(i) not in found and links.relation_shape(i)[0] not in reached
-                        and reached.intersection(links.relation_shape(i)[1:])}
-            if not frontier:
-                break
-            found.update(frontier)
-            reached.update(links.relation_shape(i)[0] for i in frontier.values())
-        order = self.cfg.position
-        return tuple(sorted(found.values(), key=lambda i: order(i)[1]))
+        last = {}  # register -> the last instruction of the block that writes it
+        for j, insn in enumerate(insns):
+            for key in insn.def_keys:
+                last[key] = j
+        reached, found = set(compared), []
+        for j, insn in enumerate(insns):
+            shape = links.relation_shape(insn)
+            if shape is not None and shape[0] not in reached and \
+                    not reached.isdisjoint(shape[1:]) and \
+                    all(last.get(r, -1) <= j for r in shape):  # nothing in it written later
+                found.append(insn)
+                reached.add(shape[0])
+        return tuple(found)
 
     def _compared_in_block(self, insn: Instruction, pred, depth: int) -> set[str]:
         """The registers the comparison defining `pred` (before `insn`, in its block)
         reads, through `and`/`or`/`not`/`mov` of predicates."""
+        b, i = self.cfg.position(insn)
+        return self._compared_before(self.cfg.blocks[b].instructions, i, pred, depth)
+
+    def _compared_before(self, insns: list[Instruction], end: int, pred, depth: int
+                         ) -> set[str]:
+        """`_compared_in_block` for the instruction at `end` of `insns`."""
         if isinstance(pred, Negated):
             pred = pred.operand
         if not isinstance(pred, Register) or depth > 3:
             return set()
-        b, i = self.cfg.position(insn)
-        for earlier in reversed(self.cfg.blocks[b].instructions[:i]):
-            if any(r.key == pred.key for r in earlier.defs):
+        for j in range(end - 1, -1, -1):
+            earlier = insns[j]
+            if pred.key in earlier.def_keys:
                 if isinstance(earlier, Setp):
                     return {r.key for r in earlier.uses}
                 out: set[str] = set()
                 for op in earlier.sources:
-                    out |= self._compared_in_block(earlier, op, depth + 1)
+                    out |= self._compared_before(insns, j, op, depth + 1)
                 return out
         return set()
 

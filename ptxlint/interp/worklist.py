@@ -413,7 +413,7 @@ class Interpreter:
             st = State(dict(out.regs), out.conds, out.params, out.unreachable)
             holds = s == taken_block
             if self._assume((b, s), st, key, holds != term.guard.negated):
-                if s in heads and (follow := self._follow(b, s, term)) and \
+                if s in heads and (follow := self._follow(b, s)) and \
                         not self._carry(follow, st):
                     continue  # no value left: the edge is infeasible
                 result.append((s, st))
@@ -421,7 +421,7 @@ class Interpreter:
             self._note_refined(b, out, result)
         return self._entering_loops(b, result) if self._enters[b] else result
 
-    def _follow(self, b: int, head: int, term: Instruction) -> tuple[Instruction, ...]:
+    def _follow(self, b: int, head: int) -> tuple[Instruction, ...]:
         """On a back edge b -> head: the relations of b that carry the branch's bound on
         its compared registers to the registers computed from them
         (`Relations.follow_compared`), so a counter incremented before its test (``i' =
@@ -430,7 +430,7 @@ class Interpreter:
         hit = self._follows.get((b, head))
         if hit is None:
             hit = self._follows[(b, head)] = \
-                self.ctx.relations.follow_compared(term) \
+                self.ctx.relations.follow_compared(b) \
                 if b in self.cfg._loops[head].body else ()
         return hit
 

@@ -194,31 +194,53 @@ _insn_builders: dict[int, object] = {}  # id(shape tree) -> its compiled builder
 def _compile_insn(node: Node):
     """A straight-line builder for one instruction shape. The shape's tree is fixed,
     so what `operand()` would decide per node is decided once here; registers and
-    immediates (most operands) become a dictionary lookup with a slow-path fallback."""
+    immediates (most operands) become a dictionary lookup with a slow-path fallback.
+    The code depends only on the kinds of the operands (token positions and nodes are
+    bound per shape), so shapes of the same kinds share one compiled code object."""
+    env: dict = {"NODE": node}
+    kinds = []
+    for i, op in enumerate(node.items[2]):
+        env[f"N{i}"] = op
+        if isinstance(op, Leaf) and op.kind == "reg":
+            kinds.append("reg")
+            env[f"P{i}"] = op.pos
+        elif isinstance(op, Node) and op.tag == "imm":
+            kinds.append("neg" if len(op.items) == 2 else "imm")
+            env[f"P{i}"] = op.items[-1].pos
+        else:
+            kinds.append("other")
+    code = _insn_code.get(tuple(kinds))
+    if code is None:
+        code = _insn_code[tuple(kinds)] = compile(_insn_source(kinds), "<insn builder>",
+                                                  "exec")
+    exec(code, env)  # noqa: S102 - code generated from the grammar's own tree
+    return env["build"]
+
+
+_insn_code: dict[tuple[str, ...], object] = {}  # operand kinds -> `_insn_source` compiled
+
+
+def _insn_source(kinds: list[str]) -> str:
     lines = ["def build(b, tokens, texts):",
              "    checked = b.opcode_of(NODE, tokens, texts)",
              "    if checked is None: return",
              "    uses = len(b.symbol_uses)",
              "    regs = b.registers"]
-    env: dict = {"NODE": node}
     names = []
-    for i, op in enumerate(node.items[2]):
-        env[f"N{i}"] = op
+    for i, kind in enumerate(kinds):
         name = f"o{i}"
         names.append(name)
-        if isinstance(op, Leaf) and op.kind == "reg":
-            lines.append(f"    {name} = regs.get(texts[{op.pos}]) or b.register(N{i}, tokens, texts)")
-        elif isinstance(op, Node) and op.tag == "imm":
-            text = f"texts[{op.items[-1].pos}]"
-            spelled = f'"-" + {text}' if len(op.items) == 2 else text
+        if kind == "reg":
+            lines.append(f"    {name} = regs.get(texts[P{i}]) or b.register(N{i}, tokens, texts)")
+        elif kind in ("imm", "neg"):
+            spelled = f'"-" + texts[P{i}]' if kind == "neg" else f"texts[P{i}]"
             lines.append(f"    {name} = b.immediates.get({spelled}) or b.operand(N{i}, tokens, texts)")
         else:
             lines.append(f"    {name} = b.operand(N{i}, tokens, texts)")
         lines.append(f"    if {name} is None: return")
     operands = "(" + "".join(n + ", " for n in names) + ")"
     lines.append(f"    b.finish_insn(NODE, tokens, texts, checked, {operands}, uses)")
-    exec("\n".join(lines), env)  # noqa: S102 - code generated from the grammar's own tree
-    return env["build"]
+    return "\n".join(lines)
 
 
 class _Scope:

@@ -244,8 +244,147 @@ def parse_statement(texts: list[str], kind: str) -> Node | SyntaxProblem:
     key = (kind, shape_of(texts))
     hit = _cache.get(key)
     if hit is None:
-        hit = _cache[key] = _parse(texts, kind)
+        hit = _cache[key] = (kind == "stmt" and _simple_instruction(key[1])) or \
+            _parse(texts, kind)
     return hit
+
+
+# ---- the common instruction shapes, without pyparsing --------------------------------------
+# A guard, an opcode and operands that are registers, names, numbers, `[base+offset]`
+# addresses, `{...}` vectors, `!p` or `a|b`: the tree the grammar would build (the same
+# nodes, leaves at token indices; tests/test_grammar_fast.py compares the two on every
+# shape of the samples and on generated ones). pyparsing costs a third of a millisecond
+# per shape, and a module's first parse meets dozens. Anything else returns None and
+# goes through the grammar, which also explains what does not parse.
+_SIMPLE_LEAF = {"reg": "reg", "word": "word", "_": "sink"}
+
+
+def _simple_instruction(shape: tuple) -> Node | None:
+    n = len(shape)
+    if n < 2 or shape[-1] != ";":
+        return None
+    i, guard = 0, None
+    if shape[0] == "@":
+        if n > 2 and shape[1] == "!":
+            i, items = 2, [Leaf("bang", -1)]
+        else:
+            i, items = 1, []
+        if shape[i] not in ("reg", "word"):
+            return None
+        guard = Node("guard", [*items, Leaf(shape[i], i)])
+        i += 1
+    if shape[i] != "word":
+        return None
+    opcode = Leaf("opcode", i)
+    i += 1
+    operands: list = []
+    end = n - 1
+    while i < end:
+        found = _simple_operand(shape, i)
+        if found is None:
+            return None
+        node, i = found
+        operands.append(node)
+        if shape[i] == ",":
+            i += 1
+            if i == end:
+                return None  # a trailing comma
+        elif i != end:
+            return None
+    return Node("insn", [guard, opcode, operands])
+
+
+def _simple_operand(shape: tuple, i: int) -> tuple[object, int] | None:
+    """(node, index after it) of the operand at i, followed by ',' or ';', or None."""
+    kind = shape[i]
+    leaf = _SIMPLE_LEAF.get(kind)
+    if leaf is not None or kind == "{":
+        if leaf is not None:
+            first, i = Leaf(leaf, i), i + 1
+        else:
+            found = _vector(shape, i)
+            if found is None:
+                return None
+            first, i = found
+        if shape[i] != "|":
+            return (first, i) if shape[i] in (",", ";") else None
+        second = _SIMPLE_LEAF.get(shape[i + 1])
+        if second is None or shape[i + 2] not in (",", ";"):
+            return None
+        return Node("pair", [first, Leaf(second, i + 1)]), i + 2
+    if kind in ("int", "float") or (kind == "-" and shape[i + 1] in ("int", "float")):
+        found = _immediate(shape, i)
+        return found if found is not None and shape[found[1]] in (",", ";") else None
+    if kind == "!" and shape[i + 1] == "reg" and shape[i + 2] in (",", ";"):
+        return Node("not", [Leaf("reg", i + 1)]), i + 2
+    if kind == "[":
+        return _address(shape, i)
+    return None
+
+
+def _immediate(shape: tuple, i: int) -> tuple[Node, int] | None:
+    items = []
+    if shape[i] == "-":
+        items.append(Leaf("minus", i))
+        i += 1
+    if shape[i] not in ("int", "float"):
+        return None
+    items.append(Leaf(shape[i], i))
+    return Node("imm", items), i + 1
+
+
+def _vector(shape: tuple, i: int) -> tuple[Node, int] | None:
+    """`{ a , b , ... }` at i (elements: registers, names, '_', numbers)."""
+    items = []
+    i += 1
+    while True:
+        kind = shape[i]
+        leaf = _SIMPLE_LEAF.get(kind)
+        if leaf is not None:
+            items.append(Leaf(leaf, i))
+            i += 1
+        else:
+            found = _immediate(shape, i) if kind in ("int", "float", "-") else None
+            if found is None:
+                return None
+            items.append(found[0])
+            i = found[1]
+        if shape[i] == "}":
+            return Node("vec", items), i + 1
+        if shape[i] != ",":
+            return None
+        i += 1
+
+
+def _address(shape: tuple, i: int) -> tuple[Node, int] | None:
+    """`[ base (+|-) [-] int ... ]` or `[ [-] int ]` at i, followed by ',' or ';'."""
+    items = []
+    i += 1
+    kind = shape[i]
+    if kind in ("reg", "word"):
+        items.append(Leaf(kind, i))
+        i += 1
+        while shape[i] in ("+", "-"):
+            items.append(Leaf("plus" if shape[i] == "+" else "minus", i))
+            i += 1
+            if shape[i] == "-":
+                items.append(Leaf("minus", i))
+                i += 1
+            if shape[i] != "int":
+                return None
+            items.append(Leaf("int", i))
+            i += 1
+    else:
+        if kind == "-":
+            items.append(Leaf("minus", i))
+            i += 1
+        if shape[i] != "int":
+            return None
+        items.append(Leaf("int", i))
+        i += 1
+    if shape[i] != "]" or shape[i + 1] not in (",", ";"):
+        return None
+    return Node("addr", items), i + 1
 
 
 def _element_for(texts: list[str], kind: str) -> pp.ParserElement:

@@ -244,7 +244,8 @@ def parse_statement(texts: list[str], kind: str) -> Node | SyntaxProblem:
     key = (kind, shape_of(texts))
     hit = _cache.get(key)
     if hit is None:
-        hit = _cache[key] = (kind == "stmt" and _simple_instruction(key[1])) or \
+        hit = _cache[key] = (kind == "stmt" and (_simple_instruction(key[1])
+                                                 or _header_by_parameter(texts))) or \
             _parse(texts, kind)
     return hit
 
@@ -398,6 +399,73 @@ def _element_for(texts: list[str], kind: str) -> pp.ParserElement:
     if first[0] == "." and len(first) > 1:
         return DECLARATION
     return INSTRUCTION
+
+
+# ---- function headers, one parameter at a time ----------------------------------------------
+# Every kernel header is a shape of its own (its parameters' number and types), and a
+# long one: pyparsing takes a millisecond or two over it. The header without its
+# parameters (`.visible .entry name ( )`) and each parameter are shapes that repeat; the
+# tree is assembled from theirs. Anything unusual goes through the grammar whole.
+_PARAM_ALONE = PARAM + pp.StringEnd()
+_param_trees: dict[tuple, Node | None] = {}  # parameter shape -> tree at its own indices
+
+
+def _header_by_parameter(texts: list[str]) -> Node | None:
+    if _element_for(texts, "stmt") is not HEADER:
+        return None
+    at = next(i for i, t in enumerate(texts[:6]) if t in (".entry", ".func"))
+    name = at + 1
+    if texts[name:name + 1] == ["("]:  # `.func (returns) name (params)`
+        if ")" not in texts[name:]:
+            return None
+        name = texts.index(")", name) + 1
+    if texts[name + 1:name + 2] != ["("] or ")" not in texts[name + 2:]:
+        return None
+    open_, close = name + 1, texts.index(")", name + 2)
+    if close == open_ + 1 or "(" in texts[open_ + 1:close]:
+        return None
+    skeleton = parse_statement(texts[:open_ + 1] + texts[close:], "stmt")
+    if isinstance(skeleton, SyntaxProblem):
+        return None
+    params, start = [], open_ + 1
+    for i in range(open_ + 1, close + 1):
+        if texts[i] in (",", ")"):
+            tree = _param_tree(texts[start:i])
+            if tree is None:
+                return None
+            params.append(_moved(tree, start, 0))
+            start = i + 1
+    header = _moved(skeleton, close - open_ - 1, open_ + 1)
+    header.items[4] = params
+    return header
+
+
+def _param_tree(texts: list[str]) -> Node | None:
+    key = shape_of(texts)
+    if key not in _param_trees:
+        offsets, pos = [], 0
+        for text in texts:
+            offsets.append(pos)
+            pos += len(text) + 1
+        try:
+            tree = _PARAM_ALONE.parse_string(" ".join(texts))[0]
+        except pp.ParseBaseException:
+            tree = None
+        else:
+            _to_indices(tree, offsets)
+        _param_trees[key] = tree
+    return _param_trees[key]
+
+
+def _moved(item, by: int, start: int):
+    """A copy of a tree with the token indices from `start` on moved by `by`."""
+    if isinstance(item, Leaf):
+        return Leaf(item.kind, item.pos + by if item.pos >= start else item.pos)
+    if isinstance(item, Node):
+        return Node(item.tag, [_moved(x, by, start) for x in item.items])
+    if isinstance(item, (list, pp.ParseResults)):
+        return [_moved(x, by, start) for x in item]
+    return item
 
 
 def _parse(texts: list[str], kind: str) -> Node | SyntaxProblem:

@@ -61,3 +61,25 @@ def test_a_brace_after_a_line_directive_closes_its_scope():
 def test_a_name_before_a_double_colon_is_no_label():
     assert [s.kind for s in split_statements("L1::x;\nL2: ret;\n")] == \
         ["stmt", "label", "stmt"]
+
+
+def _blank_by_sub(text: str) -> str:
+    """What `blank_comments` must return: every match of the comment expression, left
+    to right, blanked (strings kept), as `re.sub` finds them."""
+    from ptxlint.parse.lexer import _COMMENT_RE, _NOT_NEWLINE
+
+    def blank(m):
+        s = m.group()
+        return s if s[0] == '"' else _NOT_NEWLINE.sub(" ", s)
+    return _COMMENT_RE.sub(blank, text)
+
+
+COMMENT_FRAGMENTS = ['"', "/", "*", "//", "/*", "*/", "@", "@@", "@@DWARF", "\\", "\n", " ",
+                     "a", "%r1", ";", '"s"', "x/y"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(COMMENT_FRAGMENTS), max_size=20))
+def test_blank_comments_finds_the_matches_sub_would(parts):
+    text = "".join(parts)
+    assert blank_comments(text) == _blank_by_sub(text)

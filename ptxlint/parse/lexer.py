@@ -57,13 +57,45 @@ class Statement(NamedTuple):
 
 
 def blank_comments(text: str) -> str:
-    """The text with comments replaced by spaces (newlines kept)."""
-    def blank(m: re.Match) -> str:
-        s = m.group()
-        if s[0] == '"':
-            return s
-        return " " * len(s) if "\n" not in s else _NOT_NEWLINE.sub(" ", s)
-    return _COMMENT_RE.sub(blank, text) if ("/" in text or "@@" in text) else text
+    """The text with comments replaced by spaces (newlines kept).
+
+    `_COMMENT_RE.sub` would do, but the regex engine steps through every character
+    (7 ms for a 2 MB module); `str.find` jumps to the next character a match can start
+    with (`"`, `/`, `@@`), where the same expression is tried, so the matches are the
+    ones `sub` would find."""
+    if "/" not in text and "@@" not in text:
+        return text
+    find, match = text.find, _COMMENT_RE.match
+    parts: list[str] = []
+    kept = 0  # text[:kept] is in parts
+    big = len(text) + 1
+    # the next '"', '/' and '@@' (big: none)
+    quote, slash, ats = (i if i >= 0 else big for i in (find('"'), find("/"), find("@@")))
+    while True:
+        at = min(quote, slash, ats)
+        if at == big:
+            break
+        m = match(text, at)
+        if m is None:
+            resume = at + 1
+        else:
+            s = m.group()
+            if s[0] != '"':
+                parts.append(text[kept:at])
+                parts.append(" " * len(s) if "\n" not in s else _NOT_NEWLINE.sub(" ", s))
+                kept = m.end()
+            resume = m.end()
+        if quote < resume:
+            quote = find('"', resume)
+            quote = quote if quote >= 0 else big
+        if slash < resume:
+            slash = find("/", resume)
+            slash = slash if slash >= 0 else big
+        if ats < resume:
+            ats = find("@@", resume)
+            ats = ats if ats >= 0 else big
+    parts.append(text[kept:])
+    return "".join(parts)
 
 
 def operand_offsets(text: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -8,7 +8,9 @@
 - One descending (narrowing) pass follows, recomputing every block from its
   predecessors, which recovers bounds that widening overshot.
 - Each edge of a conditional branch refines the state by the branch predicate
-  (`refine.assume`); an infeasible edge carries nothing.
+  (`refine.assume`); an infeasible edge carries nothing. A back edge also narrows the
+  registers its block computed from the compared ones (`_follow`: `j = i + c; if (i <
+  n)` bounds j, the register carried round the loop).
 - Where lanes of a divergent branch rejoin, registers written under the branch, and
   those its edges narrowed, become varying (`divergence.SyncDependence`).
 - Guarded instructions run on a state refined by the guard; when the guard may be

@@ -88,23 +88,19 @@ class Thresholds(dict):
         self.state = state
 
     def get(self, key, default=()):
-        mine = super().get(key)
+        lower, upper, either = super().get(key) or ((), (), ())
         link = self.state.conds.get(key)
-        if mine is None and link.__class__ is not Link:
-            return default
-        si = self.state[key].si
-        lower, upper, out = (set(), set(), set()) if mine is None else \
-            (set(mine[0]), set(mine[1]), set(mine[2]))
         if link.__class__ is Link:
             s = self.state
             span = link.forward(s[link.a].si, None if link.b is None else s[link.b].si)
-            out.update(view_limits(link.w, link.signed))
+            either = (*either, *view_limits(link.w, link.signed))
             if span.is_finite:
-                lower.add(span.lo)
-                upper.add(span.hi)
-        out.update(t for t in lower if si.lo is None or t <= si.lo)
-        out.update(t for t in upper if si.hi is None or t >= si.hi)
-        return tuple(out)
+                lower, upper = (*lower, span.lo), (*upper, span.hi)
+        elif not (lower or upper or either):
+            return default
+        si = self.state[key].si
+        return (*either, *(t for t in lower if si.lo is None or t <= si.lo),
+                *(t for t in upper if si.hi is None or t >= si.hi))
 
 
 # ---- counters: `add r, r, c` ---------------------------------------------------------------

@@ -139,7 +139,7 @@ class Interpreter:
                         for b, blk in enumerate(cfg.blocks)]
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
-        self._follows: dict[tuple[int, int], tuple[str, ...]] = {}  # `_follow`
+        self._follows: dict[tuple[int, int], tuple[Instruction, ...]] = {}  # `_follow`
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, entry: State) -> list[State | None]:

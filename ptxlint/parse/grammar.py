@@ -365,27 +365,25 @@ def _address(shape: tuple, i: int) -> tuple[Node, int] | None:
     if kind in ("reg", "word"):
         items.append(Leaf(kind, i))
         i += 1
-        while shape[i] in ("+", "-"):
+        while i is not None and shape[i] in ("+", "-"):
             items.append(Leaf("plus" if shape[i] == "+" else "minus", i))
-            i += 1
-            if shape[i] == "-":
-                items.append(Leaf("minus", i))
-                i += 1
-            if shape[i] != "int":
-                return None
-            items.append(Leaf("int", i))
-            i += 1
+            i = _minus_int(shape, i + 1, items)
     else:
-        if kind == "-":
-            items.append(Leaf("minus", i))
-            i += 1
-        if shape[i] != "int":
-            return None
-        items.append(Leaf("int", i))
-        i += 1
-    if shape[i] != "]" or shape[i + 1] not in (",", ";"):
+        i = _minus_int(shape, i, items)
+    if i is None or shape[i] != "]" or shape[i + 1] not in (",", ";"):
         return None
     return Node("addr", items), i + 1
+
+
+def _minus_int(shape: tuple, i: int, items: list) -> int | None:
+    """`[-] int` at i: its leaves appended to `items`; the index after it, or None."""
+    if shape[i] == "-":
+        items.append(Leaf("minus", i))
+        i += 1
+    if shape[i] != "int":
+        return None
+    items.append(Leaf("int", i))
+    return i + 1
 
 
 def _element_for(texts: list[str], kind: str) -> pp.ParserElement:

@@ -3,15 +3,18 @@
     python benchmarks/analysis.py [--ptx FILE] [--repeat N] [--jobs N]
 
 Without --ptx it generates the CUB corpus (ptx_samples/cccl). Each kernel is analysed
-without a launch configuration (hardware limits). Prints ptxas's time to assemble the
-file, ptxlint's parse and analysis times in one process (the two take turns, run by
-run), the ratio of the best of each and the median ratio of the side-by-side pairs, and
-the slowest kernels; then the same work with the kernels shared among N processes
-(`ptxlint -j N`, default: the CPUs, at least 2) against `ptxas --split-compile N`
-(ptxas's own parallel mode, the fair comparison), and the whole lint (every rule) both
-ways. The analysis
-runs as the lint runs it (`lint.analysis_params`: only what the rules can observe).
-Target: parse + analysis <= 1.0x ptxas.
+without a launch configuration (hardware limits), as the lint runs it
+(`lint.analysis_params`: only what the rules can observe). Prints ptxas's time to
+assemble the file, ptxlint's parse and analysis times in one process (the two take
+turns, run by run), the ratio of the best of each and the median ratio of the
+side-by-side pairs, and the slowest kernels. The timed work runs as the `ptxlint`
+command runs it, with the cyclic collector stopped for the run
+(`cli.run.collector_stopped`); the `library` line times it with the collector running
+(the library's default, and the LSP server's). Then the same work with the kernels
+shared among N processes (`ptxlint -j N`, default: the CPUs, at least 2) against
+`ptxas --split-compile N` (ptxas's own parallel mode, the fair comparison), the whole
+lint (every rule) both ways, and the `ptxlint` command from start to exit against ptxas
+from start to exit. Target: parse + analysis <= 1.0x ptxas.
 """
 from __future__ import annotations
 
@@ -29,12 +32,15 @@ from parse import cccl_corpus, time_ptxas  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
-import sys, time
+import contextlib, sys, time
 from ptxlint.ir.build import parse_module
 from ptxlint.analysis import analyze
+from ptxlint.cli.run import collector_stopped
 from ptxlint.lint import analysis_params, collector_paused
 params = analysis_params(5.0)  # as the lint runs it
 text = open(sys.argv[1]).read()
+# "cli": as the command runs it; "library": with the collector running meanwhile
+(collector_stopped() if sys.argv[2] == "cli" else contextlib.nullcontext()).__enter__()
 t0 = time.perf_counter()
 r = parse_module(text, sys.argv[1])
 t1 = time.perf_counter()
@@ -65,9 +71,11 @@ for s, name, n in per[:5]:
 # the lint pipeline in `jobs` processes; no rules: parse + analysis only
 LINT_CHILD = r"""
 import sys, time
+from ptxlint.cli.run import collector_stopped
 from ptxlint.lint import LintOptions, lint_text
 text = open(sys.argv[1]).read()
 options = LintOptions(enable=frozenset()) if sys.argv[3] == "analysis" else LintOptions()
+collector_stopped().__enter__()  # as the command runs it
 t0 = time.perf_counter()
 report = lint_text(text, sys.argv[1], options, jobs=int(sys.argv[2]))
 print(time.perf_counter() - t0, len(report.diagnostics))
@@ -80,6 +88,26 @@ def _lint_seconds(path: Path, jobs: int, what: str, repeat: int) -> float:
         capture_output=True, text=True, cwd=ROOT).stdout.split()[0]) for _ in range(repeat))
 
 
+def _child(path: Path, mode: str) -> tuple:
+    """(parse s, analysis s, kernels, over budget, the slowest lines, again s)."""
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path), mode], check=True,
+                         capture_output=True, text=True, cwd=ROOT).stdout.splitlines()
+    parse_s, analyse_s, kernels, incomplete, parse_again, analyse_again = out[0].split()
+    return (float(parse_s), float(analyse_s), int(kernels), int(incomplete), out[1:],
+            float(parse_again) + float(analyse_again))
+
+
+def _command_seconds(path: Path, repeat: int) -> float:
+    """Best of `repeat` runs of `ptxlint FILE` (every rule), from start to exit."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "ptxlint", str(path), "-o", os.devnull],
+                       capture_output=True, cwd=ROOT)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ptx", type=Path)
@@ -89,20 +117,20 @@ def main() -> None:
     path = args.ptx or cccl_corpus()
     # ptxas and ptxlint take turns, so that a change in the machine's load falls on both
     # sides of a pair: the best of each side, and the median of the pairs' ratios
-    ptxas, best, again, pairs = None, None, None, []
+    ptxas, best, again, pairs, library, library_pairs = None, None, None, [], None, []
     for _ in range(args.repeat):
         once = time_ptxas(path, 1)
-        out = subprocess.run([sys.executable, "-c", CHILD, str(path)], check=True,
-                             capture_output=True, text=True, cwd=ROOT).stdout.splitlines()
-        parse_s, analyse_s, kernels, incomplete, parse_again, analyse_again = out[0].split()
-        run = (float(parse_s), float(analyse_s), int(kernels), int(incomplete), out[1:])
+        run = _child(path, "cli")
         if best is None or run[0] + run[1] < best[0] + best[1]:
             best = run
-        again = min(again or 1e9, float(parse_again) + float(analyse_again))
+        again = min(again or 1e9, run[5])
+        lib = _child(path, "library")
+        library = min(library or 1e9, lib[0] + lib[1])
         if once:
             ptxas = min(ptxas or once, once)
             pairs.append((run[0] + run[1]) / once)
-    parse_s, analyse_s, kernels, incomplete, slowest = best
+            library_pairs.append((lib[0] + lib[1]) / once)
+    parse_s, analyse_s, kernels, incomplete, slowest, _ = best
     total = parse_s + analyse_s
     print(f"file        {path}")
     print(f"ptxas       {ptxas:.3f} s" if ptxas else "ptxas       not installed")
@@ -112,6 +140,9 @@ def main() -> None:
         print(f"ratio       {total / ptxas:.2f}x ptxas (parse + analysis, best of each); "
               f"median of the {len(pairs)} side-by-side pairs {statistics.median(pairs):.2f}x;"
               " target <= 1.0x")
+        print(f"library     {library:.3f} s = {library / ptxas:.2f}x ptxas (median of the pairs "
+              f"{statistics.median(library_pairs):.2f}x): the same with the collector "
+              "running (the library's default)")
         print(f"again       {again:.3f} s = {again / ptxas:.2f}x ptxas: the same file once more "
               "in the same process (the LSP server's and the hook's case)")
     print("slowest kernels (s, instructions, name):")
@@ -129,6 +160,9 @@ def main() -> None:
         print(f"whole lint (every rule), -j {jobs}: {whole:.3f} s"
               + (f" = {whole / against:.2f}x ptxas" + (f" --split-compile {jobs}" if jobs > 1
                                                        else "") if against else ""))
+    command = _command_seconds(path, args.repeat)
+    print(f"the command, start to exit (`ptxlint FILE`, every rule): {command:.3f} s"
+          + (f" = {command / ptxas:.2f}x ptxas start to exit" if ptxas else ""))
 
 
 if __name__ == "__main__":

@@ -546,3 +546,56 @@ def test_progress_bar_draws_and_leaves_the_report_alone(jobs, tmp_path, capsys, 
         bar = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn[2])
         assert "checking" in bar and f"{len(files)}/{len(files)}" in bar
         assert drawn[2].endswith("\x1b[2K")  # transient: the bar is erased at the end
+
+
+# ---------------------------------------------------------------- the command's process
+import gc  # noqa: E402
+
+from ptxlint.cli import run as cli_run  # noqa: E402
+
+
+def test_command_exits_with_its_status_and_the_whole_report(tmp_path, capsys):
+    """`ptxlint` leaves without tearing the interpreter down (`console_main`): the
+    report must still be whole, on a pipe and in an --output file, and the status
+    the one `main` returns."""
+    bad = ROOT / "ptx_samples" / "bank-conflict" / "column.bad.ptx"
+    code, expected, _ = run(capsys, "--format", "json", bad, *SAMPLES)
+    assert code == 1 and json.loads(expected)["diagnostics"]
+    proc = subprocess.run([sys.executable, "-m", "ptxlint", "--format", "json", str(bad),
+                           *map(str, SAMPLES)], capture_output=True, text=True, cwd=ROOT)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, expected, "")
+    out = tmp_path / "report.json"
+    proc = subprocess.run([sys.executable, "-m", "ptxlint", "--format", "json", "-o",
+                           str(out), str(bad), *map(str, SAMPLES)], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert (proc.returncode, proc.stdout, out.read_text()) == (1, "", expected)
+
+
+def test_a_run_stops_the_collector_and_collects_between_large_files(monkeypatch, capsys):
+    """The collector is off for a run, but the modules of files done are collected
+    once they add up to COLLECT_AFTER_BYTES of PTX; afterwards it is as it was."""
+    collections = []
+
+    def seen(phase, info):
+        if phase == "start" and not gc.isenabled():  # asked for by the run
+            collections.append(info["generation"])
+
+    size = SAMPLES[0].stat().st_size
+    monkeypatch.setattr(cli_run, "COLLECT_AFTER_BYTES", 2 * size)
+    monkeypatch.setattr(cli_run, "_uncollected_bytes", 0)
+    gc.callbacks.append(seen)
+    try:
+        assert gc.isenabled()
+        main(["--parse-only", *[str(SAMPLES[0])] * 5])
+    finally:
+        gc.callbacks.remove(seen)
+    capsys.readouterr()
+    # files 1 and 2 add up to the limit: collected before file 3, and again before 5
+    assert collections == [2, 2]
+    assert gc.isenabled()
+    with cli_run.collector_stopped():
+        assert not gc.isenabled()
+        with cli_run.collector_stopped():
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled()

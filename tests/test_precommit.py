@@ -54,7 +54,7 @@ def test_entry_runs_the_ptxlint_console_script():
     assert hook["language"] == "python"  # installs this repository, scripts included
     assert hook["entry"].split()[0] == "ptxlint"
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["ptxlint"] == "ptxlint.cli:main"
+    assert scripts["ptxlint"] == "ptxlint.cli:console_main"
 
 
 def test_files_pattern_selects_ptx_only():

@@ -113,6 +113,25 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def console_main() -> None:
+    """The `ptxlint` command (and `python -m ptxlint`): `main`, then, for a lint, exit
+    without tearing the interpreter down. Everything a run built is still alive then;
+    freeing it object by object, and the collection the interpreter makes on the way
+    out, took longer than the report (0.4-0.8 s on the CUB corpus). The output is
+    flushed first; files the run wrote are closed already, its worker processes
+    joined."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv[:1] in (["lsp"], ["run"]):
+        sys.exit(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # `ptxlint ... | head`
+        code = code or EXIT_ERROR
+    os._exit(code)
+
+
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from . import run  # noqa: PLC0415  (the analysis: not needed for --version)
 
@@ -127,10 +146,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.jobs < 0:
         parser.error("-j must be 0 (one per CPU) or more")
     started = time.perf_counter()
-    jobs = run.make_jobs(args)
-    results = run.run_jobs(jobs, args.jobs or os.cpu_count() or 1,
-                           progress=_progress_wanted(args, len(jobs)))
-    outcome = run.report(args, jobs, results, time.perf_counter() - started)
+    with run.collector_stopped():
+        jobs = run.make_jobs(args)
+        results = run.run_jobs(jobs, args.jobs or os.cpu_count() or 1,
+                               progress=_progress_wanted(args, len(jobs)))
+        outcome = run.report(args, jobs, results, time.perf_counter() - started)
     if outcome.text is not None:
         if args.output:
             _write_file(args.output, outcome.text)

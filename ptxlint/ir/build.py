@@ -71,7 +71,12 @@ def parse_module(text: str, path: str = "<input>", *,
     finally:
         if gc_was_enabled:
             gc.enable()
-    return ParseResult(builder.module, builder.diagnostics, source, tuple(builder.skipped))
+    result = ParseResult(builder.module, builder.diagnostics, source, tuple(builder.skipped))
+    # pyparsing's exceptions (for statement shapes seen the first time) keep the frames
+    # that called it, this function's among them, until the collector finds them: what
+    # the builder holds (every statement's tokens) is let go now
+    builder.__dict__.clear()
+    return result
 
 
 # `.loc file line [col] [, function_name name, inlined_at file line col]` in decimal
@@ -284,6 +289,7 @@ class _ModuleBuilder:
         self.saved_registers: list[dict[str, Register]] = []
         self.not_registers: set[str] = set()  # words known not to name a register
         self.registers: dict[str, Register] = {}
+        self.register_pool: dict[tuple[str, str], Register] = {}  # `register`
         # (name, statement tokens, token index, function, is a branch target)
         self.symbol_uses: list[tuple[str, Toks, int, Function | None, bool]] = []
         self.last_label: Label | None = None
@@ -836,7 +842,11 @@ class _ModuleBuilder:
         if key is None:
             self.error(tokens[leaf.pos], f"register '{name}' is not declared")
             return None
-        reg = self.registers[name] = Register(name, key)
+        # one object per (name, key) in the module: each function names %r1 again
+        reg = self.register_pool.get((name, key))
+        if reg is None:
+            reg = self.register_pool[(name, key)] = Register(name, key)
+        self.registers[name] = reg
         return reg
 
     # ---- whole-function and whole-module checks --------------------------------------------

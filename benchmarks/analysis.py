@@ -8,8 +8,8 @@ without a launch configuration (hardware limits), as the lint runs it
 assemble the file, ptxlint's parse and analysis times in one process (the two take
 turns, run by run), the ratio of the best of each and the median ratio of the
 side-by-side pairs, and the slowest kernels. The timed work runs as the `ptxlint`
-command runs it, with the cyclic collector stopped for the run
-(`cli.run.collector_stopped`); the `library` line times it with the collector running
+command runs it, with the cyclic collector paused for the whole run
+(`lint.collector_paused`); the `library` line times it with the collector running
 (the library's default, and the LSP server's). Then the same work with the kernels
 shared among N processes (`ptxlint -j N`, default: the CPUs, at least 2) against
 `ptxas --split-compile N` (ptxas's own parallel mode, the fair comparison), the whole
@@ -35,12 +35,11 @@ CHILD = r"""
 import contextlib, sys, time
 from ptxlint.ir.build import parse_module
 from ptxlint.analysis import analyze
-from ptxlint.cli.run import collector_stopped
 from ptxlint.lint import analysis_params, collector_paused
 params = analysis_params(5.0)  # as the lint runs it
 text = open(sys.argv[1]).read()
 # "cli": as the command runs it; "library": with the collector running meanwhile
-(collector_stopped() if sys.argv[2] == "cli" else contextlib.nullcontext()).__enter__()
+(collector_paused() if sys.argv[2] == "cli" else contextlib.nullcontext()).__enter__()
 t0 = time.perf_counter()
 r = parse_module(text, sys.argv[1])
 t1 = time.perf_counter()
@@ -71,11 +70,10 @@ for s, name, n in per[:5]:
 # the lint pipeline in `jobs` processes; no rules: parse + analysis only
 LINT_CHILD = r"""
 import sys, time
-from ptxlint.cli.run import collector_stopped
-from ptxlint.lint import LintOptions, lint_text
+from ptxlint.lint import LintOptions, collector_paused, lint_text
 text = open(sys.argv[1]).read()
 options = LintOptions(enable=frozenset()) if sys.argv[3] == "analysis" else LintOptions()
-collector_stopped().__enter__()  # as the command runs it
+collector_paused().__enter__()  # as the command runs it
 t0 = time.perf_counter()
 report = lint_text(text, sys.argv[1], options, jobs=int(sys.argv[2]))
 print(time.perf_counter() - t0, len(report.diagnostics))

@@ -552,6 +552,7 @@ def test_progress_bar_draws_and_leaves_the_report_alone(jobs, tmp_path, capsys, 
 import gc  # noqa: E402
 
 from ptxlint.cli import run as cli_run  # noqa: E402
+from ptxlint.lint import collector_paused  # noqa: E402
 
 
 def test_command_exits_with_its_status_and_the_whole_report(tmp_path, capsys):
@@ -593,9 +594,9 @@ def test_a_run_stops_the_collector_and_collects_between_large_files(monkeypatch,
     # files 1 and 2 add up to the limit: collected before file 3, and again before 5
     assert collections == [2, 2]
     assert gc.isenabled()
-    with cli_run.collector_stopped():
+    with collector_paused():
         assert not gc.isenabled()
-        with cli_run.collector_stopped():
+        with collector_paused():
             pass
         assert not gc.isenabled()
     assert gc.isenabled()

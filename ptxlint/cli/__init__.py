@@ -133,6 +133,7 @@ def console_main() -> None:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from ..lint import collector_paused  # noqa: PLC0415
     from . import run  # noqa: PLC0415  (the analysis: not needed for --version)
 
     if args.list_rules:
@@ -146,7 +147,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.jobs < 0:
         parser.error("-j must be 0 (one per CPU) or more")
     started = time.perf_counter()
-    with run.collector_stopped():
+    with collector_paused():  # for the whole run (`run.COLLECT_AFTER_BYTES`)
         jobs = run.make_jobs(args)
         results = run.run_jobs(jobs, args.jobs or os.cpu_count() or 1,
                                progress=_progress_wanted(args, len(jobs)))

@@ -4,7 +4,6 @@ order whatever finishes first, so `-j N` prints exactly what `-j 1` prints."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import fnmatch
 import gc
 import json
@@ -155,14 +154,13 @@ def config_error(exc: config.ConfigError) -> Diagnostic:
     return Diagnostic(CONFIG_ERROR, Severity.ERROR, exc.message, str(exc.path), span)
 
 
-# ---------------------------------------------------------------- running
 # ---------------------------------------------------------------- the collector
 # What a run builds lives until the run ends, or nearly: each file's parsed module until
 # its findings are made, the analyses' interned values and the findings to the report.
 # The cyclic collector would scan all of it again and again, to free next to nothing:
 # the lint makes few reference cycles, the one big one being a parsed module once its
 # file is done. On the CUB corpus that scanning was a sixth of the command's time
-# (docs/analysis.md, "Cost"). So a run stops the collector (`collector_stopped`) and
+# (docs/analysis.md, "Cost"). So a run pauses the collector (`lint.collector_paused`) and
 # collects only when the modules of the files done since the last collection may hold
 # enough memory to matter (`COLLECT_AFTER_BYTES` of PTX: a module takes about ten
 # times its text).
@@ -170,22 +168,9 @@ COLLECT_AFTER_BYTES = 8 << 20
 _uncollected_bytes = 0  # PTX linted since the last collection, in this process
 
 
-@contextlib.contextmanager
-def collector_stopped():
-    """No cyclic garbage collection inside but what `lint_job` asks for; the
-    collector's state is restored after."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def _collect_before(size: int) -> None:
     """Before a file of `size` bytes: collect the modules of the files done, once they
-    add up to COLLECT_AFTER_BYTES (with the collector stopped only)."""
+    add up to COLLECT_AFTER_BYTES (with the collector paused only)."""
     global _uncollected_bytes
     if _uncollected_bytes >= COLLECT_AFTER_BYTES and not gc.isenabled():
         gc.collect()
@@ -193,6 +178,7 @@ def _collect_before(size: int) -> None:
     _uncollected_bytes += size
 
 
+# ---------------------------------------------------------------- running
 def lint_job(job: Job) -> FileResult:
     """One file, never raising: failures become diagnostics."""
     if job.failure is not None:

@@ -246,11 +246,11 @@ class Affine:
             return Affine(self.base.meet(other.base), self.coeffs)
         return self
 
-    def widen(self, other: Affine, thresholds: Sequence[int] = ()) -> Affine:
+    def widen(self, other: Affine, thresholds: Sequence[int] = (), eager: bool = True) -> Affine:
         joined = self.join(other)
         if joined.varying or joined.is_bottom or self.is_bottom:
             return joined
-        return Affine(self.base.widen(joined.base, thresholds), joined.coeffs)
+        return Affine(self.base.widen(joined.base, thresholds, eager), joined.coeffs)
 
     def narrow(self, other: Affine) -> Affine:
         if self.varying or other.is_bottom:

@@ -185,8 +185,10 @@ class State:
                     params[k] = v if w is v else v.join(w)
         return State(regs, conds, params)
 
-    def widen(self, newer: "State", thresholds: dict[str, tuple[int, ...]]) -> "State":
-        """Per register; `thresholds` gives each register's candidate bounds."""
+    def widen(self, newer: "State", thresholds: dict[str, tuple[int, ...]],
+              eager: bool = True) -> "State":
+        """Per register; `thresholds` gives each register's candidate bounds. With
+        `eager=False` (`StridedInterval.widen`) the facts join rather than widen."""
         if self.unreachable:
             return newer.copy()
         regs = dict(newer.regs)
@@ -195,7 +197,7 @@ class State:
             old = mine.get(key)
             if old is None:
                 continue
-            w = old.widen(regs[key], thresholds.get(key, ()))
+            w = old.widen(regs[key], thresholds.get(key, ()), eager)
             if w.is_top:
                 del regs[key]
             else:
@@ -205,7 +207,7 @@ class State:
         for key, c in newer.conds.items():
             old_c = mine_c.get(key)
             if old_c is not None and old_c is not c:
-                w_c = old_c.widen(c)
+                w_c = old_c.widen(c) if eager else old_c.join(c)
                 if w_c is None:
                     del conds[key]
                 else:

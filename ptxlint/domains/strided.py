@@ -431,7 +431,8 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         k = gap * pow(self.stride // g, -1, m2) % m2 if m2 > 1 else 0
         return cls._new(lo, hi, self.stride * m2, self.residue + self.stride * k)
 
-    def widen(self, other: StridedInterval, thresholds: Sequence[int] = ()) -> StridedInterval:
+    def widen(self, other: StridedInterval, thresholds: Sequence[int] = (),
+              eager: bool = True) -> StridedInterval:
         """Upper bound of both that makes increasing chains stabilise.
 
         A bound that grows jumps to the next threshold in the direction of growth when
@@ -444,6 +445,11 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         a comparison can narrow. Only the side that moved jumps. Termination: a kept
         bound grows the element count by 20% and the count is capped, thresholds are
         finite, and the stride can only shrink to a divisor.
+
+        `eager=False` leaves out the size and growth triggers (a grown bound moves to a
+        threshold, or jumps past +-WIDEN_MAX_BOUND, or stays): the fixpoint uses it for
+        the merges at a loop head before the classic joins are spent, a bounded number of
+        times, so termination still rests on the eager form.
         """
         if self.is_bottom:
             return other
@@ -452,7 +458,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
         hi_grew = joined.hi != self.hi
         if not (lo_grew or hi_grew):
             return joined
-        eager = self._widen_eagerly(joined)
+        eager = eager and self._widen_eagerly(joined)
         ts = sorted(set(thresholds))
         limits = [t for t in ts if t in _LIMITS]
         if limits:

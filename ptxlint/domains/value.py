@@ -178,10 +178,11 @@ class Value:
             region = a.region
         return Value(a.si.join(b.si), a.aff.join(b.aff), a.cong.join(b.cong), region)
 
-    def widen(self, newer: "Value", thresholds=()) -> "Value":
+    def widen(self, newer: "Value", thresholds=(), eager: bool = True) -> "Value":
         """`self` is the old value, `newer` the join of old and new. Component-wise,
         except that the form's base jumps to infinity with the value set (else it would
-        grow by one loop step per visit until its own trigger)."""
+        grow by one loop step per visit until its own trigger). `eager`: as in
+        `StridedInterval.widen`."""
         if self.is_bottom:
             return newer
         a, b = self, newer
@@ -190,7 +191,7 @@ class Value:
             a, b = a.absolute(region), b.absolute(region)
         else:
             region = a.region
-        si, aff = a.si.widen(b.si, thresholds), a.aff.widen(b.aff, thresholds)
+        si, aff = a.si.widen(b.si, thresholds, eager), a.aff.widen(b.aff, thresholds, eager)
         if aff.coeffs and (si.hi is None and a.si.hi is not None
                            or si.lo is None and a.si.lo is not None):
             # the values jumped to infinity: the lanes' base must not crawl behind them,

@@ -4,7 +4,10 @@
   later ones widen, to thresholds read from the loop's exit comparisons and links (so
   a loop `for (i = tid; i < n; i += 256)` keeps `i < n` rather than jumping to
   infinity; `loops.thresholds`); a head visited `max_visits` times goes to top
-  (termination by construction). Edges into a loop link its counters (`loops.py`).
+  (termination by construction). The joins on back edges already move a grown bound
+  to its threshold, leaving out only the classic triggers (`eager=False`): the loop
+  settles a round sooner, and a short loop without thresholds stays exact. Edges into
+  a loop link its counters (`loops.py`).
 - One descending (narrowing) pass follows, recomputing every block from its
   predecessors, which recovers bounds that widening overshot.
 - Each edge of a conditional branch refines the state by the branch predicate
@@ -231,6 +234,9 @@ class Interpreter:
                 new = State(params={})  # give up on this loop: everything unknown
             elif visits >= self.params.join_visits:
                 new = old.widen(new, thresholds(self.cfg, self.out_states, succ, new))
+            elif visits:  # a back edge, before widening: a bound with a threshold meets it
+                new = old.widen(new, thresholds(self.cfg, self.out_states, succ, new),
+                                eager=False)
         self.in_states[succ] = new
         return True
 

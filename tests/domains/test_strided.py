@@ -105,10 +105,21 @@ def test_widening_stabilises(chain, ts):
     assert changes <= max_widenings(ts)
 
 
-@given(a=intervals(), b=intervals(), ts=THRESHOLDS)
-def test_widen_is_upper_bound(a, b, ts):
-    w = a.widen(b, ts)
+@given(a=intervals(), b=intervals(), ts=THRESHOLDS, eager=st.booleans())
+def test_widen_is_upper_bound(a, b, ts, eager):
+    w = a.widen(b, ts, eager)
     assert a.leq(w) and b.leq(w)
+
+
+def test_widen_before_widening_starts_meets_thresholds_only():
+    """`eager=False` (a loop head's joins before widening): a grown bound moves to its
+    threshold, but neither the growth trigger nor a width limit moves it."""
+    old, new = SI.range(0, 1000), SI.range(0, 1001)  # < 20% growth
+    assert old.widen(new, WIDTH_LIMITS, eager=False) == SI.range(0, 1001)
+    assert old.widen(new, (2000, *WIDTH_LIMITS), eager=False) == SI.range(0, 2000)
+    # past +-65535 the classic jump still applies
+    far = SI.range(0, 70000)
+    assert far.widen(SI.range(0, 70001), WIDTH_LIMITS, eager=False) == SI.range(0, 2**31 - 1)
 
 
 def test_ratchet_terminates_quickly():

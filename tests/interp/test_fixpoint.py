@@ -103,7 +103,31 @@ $L_head:
     assert (k.si.lo, k.si.hi) == (0, 3)
     after = value_before(a, "ret", "%r3")
     assert (after.si.lo, after.si.hi) == (1, 4)
-    assert a.facts.work == 4 + 3 * 5 + 1  # three rounds of the 5-instruction body
+    # two rounds of the 5-instruction body: the first back edge already meets the
+    # threshold (a join, then a widening, would take three)
+    assert a.facts.work == 4 + 2 * 5 + 1
+
+
+def test_short_loop_without_threshold_stays_exact_before_widening():
+    # a flag set in the loop is compared by no exit: the back edges before widening
+    # join it ({0, 1}, not a jump to the width's limit), and the loop still settles in
+    # two rounds, the counter's bound met at the first back edge
+    body = """
+\tmov.u32 %r1, 0;
+\tmov.u32 %r2, 0;
+$L_head:
+\tadd.s32 %r3, %r1, 0;
+\tmov.u32 %r1, 1;
+\tadd.s32 %r2, %r2, 1;
+\tsetp.lt.u32 %p1, %r2, 1000;
+\t@%p1 bra $L_head;
+\tret;"""
+    a = run(body, launch=LaunchConfig(block=(32, 1, 1)))
+    flag = value_before(a, "add.s32 %r3", "%r1")
+    assert (flag.si.lo, flag.si.hi) == (0, 1)
+    counter = value_before(a, "add.s32 %r3", "%r2")
+    assert (counter.si.lo, counter.si.hi) == (0, 999)
+    assert a.facts.work == 2 + 2 * 5 + 1
 
 
 def test_predicate_refines_both_edges():

@@ -21,6 +21,19 @@ SEVERITIES = {str(s): s for s in Severity}
 PROGRESS_MIN_FILES = 4
 
 
+class _Version(argparse.Action):
+    """--version: the version and whether the hot modules run compiled (`_native`)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kw):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .. import _native  # noqa: PLC0415
+
+        print(f"ptxlint {__version__} ({_native.describe()})")
+        parser.exit()
+
+
 class UsageError(Exception):
     """A bad option or value: reported on stderr, exit status 2."""
 
@@ -75,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="analyse N files (or one file's kernels) in parallel processes "
                           "(0: one per CPU)")
     info = p.add_argument_group("information")
-    info.add_argument("--version", action="version", version=f"ptxlint {__version__}")
+    info.add_argument("--version", action=_Version, help="show the version and exit")
     info.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     info.add_argument("--explain", metavar="RULE", help="print a rule's documentation and exit")
     return p

@@ -80,8 +80,8 @@ class BlockVariance:
         for k in keys:
             m = masks.get(k)
             if m is None:
-                m = masks[k] = 1 << len(self.index)
-                self.index[k] = len(self.index)
+                bit = self.index[k] = len(self.index)
+                m = masks[k] = 1 << bit
             out |= m
         return out
 

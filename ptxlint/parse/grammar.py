@@ -49,19 +49,21 @@ class Node:
         return f"{self.tag}{self.items!r}"
 
 
+# Parse actions take all three arguments: pyparsing finds a shorter one's arity by
+# reading a traceback, which a compiled module (docs/native.md) does not give it.
 def _leaf(kind: str, expr: pp.ParserElement, name: str) -> pp.ParserElement:
     return expr.set_parse_action(lambda s, loc, toks: Leaf(kind, loc)).set_name(name)
 
 
 def _node(tag: str, expr: pp.ParserElement, name: str) -> pp.ParserElement:
-    return expr.set_parse_action(lambda toks: Node(tag, list(toks))).set_name(name)
+    return expr.set_parse_action(lambda s, loc, toks: Node(tag, list(toks))).set_name(name)
 
 
 def _span(tag: str, expr: pp.ParserElement, name: str) -> pp.ParserElement:
     """A construct kept as source text: Node(tag, [first Leaf, end offset])."""
     located = pp.Located(expr)
     return located.set_parse_action(
-        lambda toks: Node(tag, [Leaf("start", toks[0]), Leaf("end", toks[2])])
+        lambda s, loc, toks: Node(tag, [Leaf("start", toks[0]), Leaf("end", toks[2])])
     ).set_name(name)
 
 
@@ -133,8 +135,8 @@ operand <<= (PAIR | VECTOR | BRACKETED | ADDRESS | PARENS | NEGATED | REG | IMM
              | SINK | SYMBOL_OFFSET | WORD + ALONE
              | _span("expr", CONST_EXPR, "constant expression"))
 
-GUARD = _node("guard", S("@") + pp.Opt(L("!")("neg").set_parse_action(lambda: Leaf("bang", -1)))
-              + (REG | WORD), "guard")
+BANG = L("!")("neg").set_parse_action(lambda s, loc, toks: Leaf("bang", -1))
+GUARD = _node("guard", S("@") + pp.Opt(BANG) + (REG | WORD), "guard")
 INSTRUCTION = _node("insn", pp.Opt(GUARD, default=None)
                     + _leaf("opcode", pp.Regex(WORD_RE), "opcode")
                     + pp.Group(pp.Opt(pp.DelimitedList(operand)))

@@ -10,8 +10,8 @@ source otherwise: editing a module in a checkout falls back to the edited source
 never to a stale build (``pip install -e .`` again compiles the new text).
 
 The compiled copy has the same behaviour as the source (Cython compiles the Python
-semantics; no annotations are used as C types) and runs about 10-15% faster on the
-analysis. ``PTXLINT_PURE=1`` turns the finder off; `status()` says what was loaded.
+semantics; no annotations are used as C types) and does about a fifth fewer machine
+instructions (docs/native.md). ``PTXLINT_PURE=1`` turns the finder off; `status()` says what was loaded.
 This module imports nothing of ptxlint: `setup.py` reads NATIVE_MODULES from it.
 """
 

@@ -86,12 +86,10 @@ def _lint_seconds(path: Path, jobs: int, what: str, repeat: int) -> float:
         capture_output=True, text=True, cwd=ROOT).stdout.split()[0]) for _ in range(repeat))
 
 
-def _child(path: Path, mode: str, pure: bool = False) -> tuple:
-    """(parse s, analysis s, kernels, over budget, the slowest lines, again s);
-    `pure`: with every module from its source (no compiled copies)."""
-    env = {**os.environ, "PTXLINT_PURE": "1"} if pure else None
+def _child(path: Path, mode: str) -> tuple:
+    """(parse s, analysis s, kernels, over budget, the slowest lines, again s)."""
     out = subprocess.run([sys.executable, "-c", CHILD, str(path), mode], check=True,
-                         capture_output=True, text=True, cwd=ROOT, env=env).stdout.splitlines()
+                         capture_output=True, text=True, cwd=ROOT).stdout.splitlines()
     parse_s, analyse_s, kernels, incomplete, parse_again, analyse_again = out[0].split()
     return (float(parse_s), float(analyse_s), int(kernels), int(incomplete), out[1:],
             float(parse_again) + float(analyse_again))
@@ -118,7 +116,6 @@ def main() -> None:
     # ptxas and ptxlint take turns, so that a change in the machine's load falls on both
     # sides of a pair: the best of each side, and the median of the pairs' ratios
     ptxas, best, again, pairs, library, library_pairs = None, None, None, [], None, []
-    pure, pure_pairs = None, []
     for _ in range(args.repeat):
         once = time_ptxas(path, 1)
         run = _child(path, "cli")
@@ -127,19 +124,13 @@ def main() -> None:
         again = min(again or 1e9, run[5])
         lib = _child(path, "library")
         library = min(library or 1e9, lib[0] + lib[1])
-        plain = _child(path, "cli", pure=True)
-        pure = min(pure or 1e9, plain[0] + plain[1])
         if once:
-            pure_pairs.append((plain[0] + plain[1]) / once)
             ptxas = min(ptxas or once, once)
             pairs.append((run[0] + run[1]) / once)
             library_pairs.append((lib[0] + lib[1]) / once)
     parse_s, analyse_s, kernels, incomplete, slowest, _ = best
     total = parse_s + analyse_s
-    from ptxlint import _native
-
     print(f"file        {path}")
-    print(f"ptxlint     {_native.describe()}")
     print(f"ptxas       {ptxas:.3f} s" if ptxas else "ptxas       not installed")
     print(f"parse       {parse_s:.3f} s")
     print(f"analysis    {analyse_s:.3f} s ({kernels} kernels, {incomplete} over budget)")
@@ -150,9 +141,6 @@ def main() -> None:
         print(f"library     {library:.3f} s = {library / ptxas:.2f}x ptxas (median of the pairs "
               f"{statistics.median(library_pairs):.2f}x): the same with the collector "
               "running (the library's default)")
-        print(f"pure        {pure:.3f} s = {pure / ptxas:.2f}x ptxas (median of the pairs "
-              f"{statistics.median(pure_pairs):.2f}x): the same with every module from its "
-              "source (PTXLINT_PURE=1)")
         print(f"again       {again:.3f} s = {again / ptxas:.2f}x ptxas: the same file once more "
               "in the same process (the LSP server's and the hook's case)")
     print("slowest kernels (s, instructions, name):")

@@ -7,10 +7,6 @@ The library API (docs/api.md), imported on first use so `import ptxlint` stays c
 
 __version__ = "0.1.0"
 
-from . import _native
-
-_native.install()  # the compiled copies of the hot modules, where they are fresh
-
 _LAZY = {
     "check": ("hook", "check"),
     "check_before_launch": ("hook", "check_before_launch"),

@@ -127,9 +127,33 @@ def _evaluate(text: str) -> int | None:
             out.append(p)
     try:
         value = eval("".join(out), {"__builtins__": {}})  # noqa: S307 - tokens checked above
-    except (SyntaxError, ZeroDivisionError, ValueError, TypeError, OverflowError):
+    except (SyntaxError, ZeroDivisionError, ValueError, TypeError, OverflowError,
+            RecursionError, MemoryError):  # (RecursionError, MemoryError: deep nesting)
         return None
     return value if isinstance(value, int) else None
+
+
+# The newest PTX ISA major version ptxlint reads (a newer minor version still parses:
+# NVRTC 13.5 writes `.version 9.5`); targets: `sm_90a`, `compute_100f`, and the options.
+MAX_PTX_MAJOR = 9
+_TARGET_WORD = re.compile(r"(?:sm|compute)_[0-9]+[af]?|texmode_unified|texmode_independent"
+                          r"|debug|map_f64_to_f32")
+MAX_PARSE_ERRORS = 100
+EXCERPT_CHARS = 200
+
+
+def excerpt(line: str, col: int) -> dict:
+    """`details` of a parse error: its line, or EXCERPT_CHARS of it around the 1-based
+    column `col` with `excerpt_col`, the column the excerpt starts at."""
+    if len(line) <= EXCERPT_CHARS:
+        return {"excerpt": line}
+    start = max(0, min(col - 1 - EXCERPT_CHARS // 2, len(line) - EXCERPT_CHARS))
+    return {"excerpt": line[start:start + EXCERPT_CHARS], "excerpt_col": start + 1}
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """A token as a message quotes it: a pathological one (megabytes long) cut short."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 _PUNCT = frozenset("{}()[],;:<>=@!|+-*/%~&^?") | {"<<", ">>", "&&", "||", "==", "!=", "<=", ">="}
@@ -297,6 +321,8 @@ class _ModuleBuilder:
         self.skip: frozenset[int] = frozenset()  # `parse_module`'s `skip`
         self.skipped: list[Function] = []
         self.skipping = 0  # braces open inside a body being passed over
+        self.error_count = 0  # parse errors found (`add_error`)
+        self.first_unshown: Span | None = None
 
     # ---- diagnostics ---------------------------------------------------------------
     def _span(self, first: Token, last: Token | None = None) -> Span:
@@ -314,15 +340,34 @@ class _ModuleBuilder:
         if after:  # point just past the token (a missing ';')
             span = Span(span.end, span.end, span.end_line, span.end_col, span.end_line,
                         span.end_col)
-        self.diagnostics.append(Diagnostic(
-            PARSE_ERROR, Severity.ERROR, message, self.source.path, span,
-            kernel=self.function.name if self.function else None,
-            details={"excerpt": self.source.line_text(span.line)}))
+        self.add_error(message, span, self.function)
 
     def error_at_offset(self, offset: int, message: str) -> None:
-        self.diagnostics.append(Diagnostic(
-            PARSE_ERROR, Severity.ERROR, message, self.source.path,
-            self.source.span(offset, offset)))
+        self.add_error(message, self.source.span(offset, offset), None)
+
+    def add_error(self, message: str, span: Span, fn: Function | None) -> None:
+        """A parse error, with an excerpt of its line. A file gets at most
+        MAX_PARSE_ERRORS of them (then `finish_errors` adds one that counts the rest),
+        and an excerpt at most EXCERPT_CHARS around the column: a 10 MB line full of
+        errors would otherwise be copied once per error."""
+        self.error_count += 1
+        message = _shown(message, 300)
+        if self.error_count > MAX_PARSE_ERRORS:
+            self.first_unshown = self.first_unshown or span
+            return
+        details = excerpt(self.source.line_text(span.line), span.col)
+        self.diagnostics.append(Diagnostic(PARSE_ERROR, Severity.ERROR, message,
+                                           self.source.path, span,
+                                           kernel=fn.name if fn else None, details=details))
+
+    def finish_errors(self) -> None:
+        hidden = self.error_count - MAX_PARSE_ERRORS
+        if hidden > 0:
+            self.diagnostics.append(Diagnostic(
+                PARSE_ERROR, Severity.ERROR,
+                f"{hidden} more parse error{'s' * (hidden > 1)} not shown "
+                f"(the first {MAX_PARSE_ERRORS} are)", self.source.path, self.first_unshown,
+                details={"hidden": hidden}))
 
     # ---- driver ----------------------------------------------------------------------
     def statement_span(self, st: Statement) -> Span:
@@ -347,6 +392,9 @@ class _ModuleBuilder:
                 self.close_brace(Token("}", st.start, st.line))
             elif st.kind == "section":
                 self.module.sections.append(self.source.text[st.start:st.end])
+                if not st.texts[0].endswith("}"):  # the lexer ran to the end of the file
+                    self.error(Token(".section", st.start, st.line),
+                               "unterminated '.section': expected '}' before end of file")
             elif st.kind == "loc":
                 self.loc_line(st)
             else:
@@ -358,6 +406,8 @@ class _ModuleBuilder:
         if self.pending:
             self.add_function(self.pending)
         self.check_symbols()
+        self.check_header()
+        self.finish_errors()
 
     def loc_line(self, st: Statement) -> None:
         """A `.loc` line as the lexer keeps it (whole): nvcc's spelling is read
@@ -381,12 +431,28 @@ class _ModuleBuilder:
             if hit is not None:
                 self.loc = hit
                 return
-        tree = parse_statement(texts, st.kind)
+        try:
+            tree = parse_statement(texts, st.kind)
+            tokens = Toks(st, self)
+            if isinstance(tree, SyntaxProblem):
+                self.syntax_error(st, tokens, tree)
+                return
+            self.handlers[tree.tag](tree, tokens, st.texts)
+        except RecursionError:  # brackets nested past what the parser's recursion allows
+            self.too_deep(st)
+
+    def too_deep(self, st: Statement) -> None:
+        """The error at the first bracket of the statement's deepest nesting."""
+        depth, deepest, at = 0, 0, 0
+        for i, text in enumerate(st.texts):
+            if text in ("(", "[", "{"):
+                depth += 1
+                if depth > deepest:
+                    deepest, at = depth, i
+            elif text in (")", "]", "}"):
+                depth -= 1
         tokens = Toks(st, self)
-        if isinstance(tree, SyntaxProblem):
-            self.syntax_error(st, tokens, tree)
-            return
-        self.handlers[tree.tag](tree, tokens, st.texts)
+        self.error(tokens[at], f"brackets nested {deepest} deep: too deep to parse")
 
     def syntax_error(self, st: Statement, tokens: Toks, problem: SyntaxProblem) -> None:
         split = self.missing_semicolon(tokens, problem.index)
@@ -405,15 +471,15 @@ class _ModuleBuilder:
             return
         if problem.index >= len(tokens):
             last = tokens[-1]
-            self.error(last, f"{problem.message} after '{last.text}'", after=True)
+            self.error(last, f"{problem.message} after '{_shown(last.text)}'", after=True)
             return
         bad = tokens[problem.index]
         if bad.kind == "bad":
-            self.error(bad, f"unexpected character '{bad.text}'")
+            self.error(bad, f"unexpected character '{_shown(bad.text)}'")
         elif bad.kind == "unclosed":
             self.error(bad, "unterminated string")
         else:
-            self.error(bad, f"{problem.message}, found '{bad.text}'")
+            self.error(bad, f"{problem.message}, found '{_shown(bad.text)}'")
 
     def missing_semicolon(self, tokens: Toks, index: int) -> int | None:
         """Where a statement that failed to parse runs into the next line's
@@ -559,7 +625,7 @@ class _ModuleBuilder:
             elif lookup(text) is not None:
                 dtype = lookup(text)
             else:
-                self.error(tokens[q.pos], f"unknown qualifier '{text}' in declaration")
+                self.error(tokens[q.pos], f"unknown qualifier '{_shown(text)}' in declaration")
                 return None
         name_leaf, count, dims = declarator.items
         name_tok = tokens[name_leaf.pos]
@@ -570,7 +636,7 @@ class _ModuleBuilder:
                        "(.reg .shared .global .local .const .param .tex)")
             return None
         if dtype is None:
-            self.error(name_tok, f"declaration of '{name_tok.text}' has no type")
+            self.error(name_tok, f"declaration of '{_shown(name_tok.text)}' has no type")
             return None
         dim_values: list[int | None] = []
         for d in dims:
@@ -598,7 +664,7 @@ class _ModuleBuilder:
         value = _evaluate(text)
         if value is not None:
             return value
-        self.error(tokens[node.items[0].pos], f"cannot evaluate array size '{text}'")
+        self.error(tokens[node.items[0].pos], f"cannot evaluate array size '{_shown(text)}'")
         return None
 
     def declare_register(self, var: Variable) -> None:
@@ -616,10 +682,30 @@ class _ModuleBuilder:
 
     # ---- directives ----------------------------------------------------------------------
     def on_version(self, node, tokens, texts):
-        self.module.version = texts[node.items[0].pos]
+        version = texts[node.items[0].pos]
+        major, _, minor = version.partition(".")
+        if not (major.isdigit() and minor.isdigit() and 1 <= int(major) <= MAX_PTX_MAJOR):
+            self.error(tokens[node.items[0].pos], f"unsupported .version {_shown(version)} "
+                       f"(PTX ISA 1.0 to {MAX_PTX_MAJOR}.x is known)")
+        self.module.version = version
 
     def on_target(self, node, tokens, texts):
         self.module.targets = tuple(texts[x.pos] for x in node.items)
+        self.module.target_span = self._span(tokens[node.items[0].pos],
+                                             tokens[node.items[-1].pos])
+        for x in node.items:
+            if not _TARGET_WORD.fullmatch(texts[x.pos]):
+                self.error(tokens[x.pos], f"unknown .target '{_shown(texts[x.pos])}' "
+                           "(expected sm_XX, compute_XX or a target option such as debug)")
+
+    def check_header(self) -> None:
+        """ptxas rejects a module without `.version` and `.target` (their values are
+        checked where they are read)."""
+        missing = [d for d, have in ((".version", self.module.version),
+                                     (".target", self.module.targets)) if not have]
+        if missing:
+            self.error_at_offset(0, f"missing {' and '.join(missing)} directive"
+                                 f"{'s' * (len(missing) > 1)} at the start of the file")
 
     def on_address_size(self, node, tokens, texts):
         self.module.address_size = _int(texts[node.items[0].pos])
@@ -698,7 +784,8 @@ class _ModuleBuilder:
         if len(operands) < lo or (hi is not None and len(operands) > hi):
             want = str(lo) if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
             self.error(tokens[node.items[1].pos],
-                       f"'{opcode}' takes {want} operands, found {len(operands)}",
+                       f"'{opcode}' takes {want} operand{'s' * (want != '1')}, "
+                       f"found {len(operands)}",
                        last=tokens[-2] if len(tokens) > 1 else None)
             return
         guard = None
@@ -721,7 +808,7 @@ class _ModuleBuilder:
         """(class, opcode, modifiers), or None after reporting why not."""
         pos = node.items[1].pos
         if self.function is None:
-            self.error(tokens[pos], f"instruction '{texts[pos]}' outside a function body")
+            self.error(tokens[pos], f"instruction '{_shown(texts[pos])}' outside a function body")
             return None
         checked = check_opcode(texts[pos])
         if isinstance(checked, str):
@@ -753,7 +840,7 @@ class _ModuleBuilder:
                 try:
                     value = _float(text) if items[-1].kind == "float" else _int(text)
                 except ValueError:
-                    self.error(tokens[items[-1].pos], f"malformed number '{text}'")
+                    self.error(tokens[items[-1].pos], f"malformed number '{_shown(text)}'")
                     return None
                 hit = self.immediates[spelled] = Immediate(-value if neg else value, spelled)
             return hit
@@ -840,7 +927,7 @@ class _ModuleBuilder:
                     key = base + scope.suffix
                     break
         if key is None:
-            self.error(tokens[leaf.pos], f"register '{name}' is not declared")
+            self.error(tokens[leaf.pos], f"register '{_shown(name)}' is not declared")
             return None
         # one object per (name, key) in the module: each function names %r1 again
         reg = self.register_pool.get((name, key))
@@ -856,10 +943,7 @@ class _ModuleBuilder:
         for s in fn.body or ():
             if isinstance(s, Label):
                 if s.name in seen:
-                    self.diagnostics.append(Diagnostic(
-                        PARSE_ERROR, Severity.ERROR, f"label '{s.name}' is defined twice",
-                        self.source.path, s.span, kernel=fn.name,
-                        details={"excerpt": self.source.line_text(s.span.line)}))
+                    self.add_error(f"label '{s.name}' is defined twice", s.span, fn)
                 seen.add(s.name)
         self.function_labels[id(fn)] = labels
 
@@ -874,10 +958,8 @@ class _ModuleBuilder:
                 continue
             tok = toks[index]
             if is_target:
-                self.diagnostics.append(Diagnostic(
-                    PARSE_ERROR, Severity.ERROR, f"label '{name}' is used but never defined",
-                    self.source.path, self._span(tok), kernel=fn.name if fn else None,
-                    details={"excerpt": self.source.line_text(tok.line)}))
+                self.add_error(f"label '{_shown(name)}' is used but never defined",
+                               self._span(tok), fn)
                 continue
             if name in module_names or name in PREDEFINED_SYMBOLS:
                 continue
@@ -886,7 +968,4 @@ class _ModuleBuilder:
                     local_names[id(fn)] = {v.name for v in fn.params + fn.returns + fn.variables}
                 if name in local_names[id(fn)]:
                     continue
-            self.diagnostics.append(Diagnostic(
-                PARSE_ERROR, Severity.ERROR, f"'{name}' is not declared",
-                self.source.path, self._span(tok), kernel=fn.name if fn else None,
-                details={"excerpt": self.source.line_text(tok.line)}))
+            self.add_error(f"'{_shown(name)}' is not declared", self._span(tok), fn)

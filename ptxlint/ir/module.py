@@ -136,6 +136,7 @@ class Module:
     path: str
     version: str | None = None
     targets: tuple[str, ...] = ()
+    target_span: Span | None = None  # of the `.target` directive, when there is one
     address_size: int = 64
     files: dict[int, str] = field(default_factory=dict)  # .file index -> path
     variables: list[Variable] = field(default_factory=list)

@@ -53,8 +53,7 @@ def _load_instruction_modules() -> None:
     from . import instructions
 
     for info in pkgutil.iter_modules(instructions.__path__):
-        if info.name.isidentifier():  # not a compiled copy (`strided-<hash>`, _native)
-            importlib.import_module(f"{instructions.__name__}.{info.name}")
+        importlib.import_module(f"{instructions.__name__}.{info.name}")
 
 
 def check_opcode(full_opcode: str) -> tuple | str:

@@ -50,7 +50,7 @@ class Node:
 
 
 # Parse actions take all three arguments: pyparsing finds a shorter one's arity by
-# reading a traceback, which a compiled module (docs/native.md) does not give it.
+# calling it and reading the traceback of a TypeError, which costs every first call.
 def _leaf(kind: str, expr: pp.ParserElement, name: str) -> pp.ParserElement:
     return expr.set_parse_action(lambda s, loc, toks: Leaf(kind, loc)).set_name(name)
 
@@ -97,20 +97,18 @@ def _kw(word: str) -> pp.ParserElement:
 DOT_ANY = _leaf("dot", pp.Regex(r"\.[A-Za-z_][A-Za-z0-9_$]*(?:::[A-Za-z0-9_]+)*"), "directive")
 
 # ---- constant expressions (initialisers, array sizes, odd immediates) ----------
+# Kept as source text (`_span`) and evaluated later (ir/build.py), so the grammar only
+# has to find where an expression ends: a flat `term (op term)*`, each term a constant
+# or a parenthesised expression behind unary operators. Every token is read once, so the
+# parse is linear in its length and depth with any pyparsing (`infix_notation`'s eleven
+# precedence levels re-parse each operand per level, exponentially so in pyparsing
+# before 3.3.3).
 _atom = (FLOAT | INT | _kw("generic") + S("(") + WORD + S(")") | WORD).set_name("constant")
-CONST_EXPR = pp.infix_notation(_atom, [
-    (pp.one_of("- ~ !"), 1, pp.OpAssoc.RIGHT),
-    (pp.one_of("* / %"), 2, pp.OpAssoc.LEFT),
-    (pp.one_of("+ -"), 2, pp.OpAssoc.LEFT),
-    (pp.one_of("<< >>"), 2, pp.OpAssoc.LEFT),
-    (pp.one_of("< > <= >="), 2, pp.OpAssoc.LEFT),
-    (pp.one_of("== !="), 2, pp.OpAssoc.LEFT),
-    (L("&"), 2, pp.OpAssoc.LEFT),
-    (L("^"), 2, pp.OpAssoc.LEFT),
-    (L("|"), 2, pp.OpAssoc.LEFT),
-    (L("&&"), 2, pp.OpAssoc.LEFT),
-    (L("||"), 2, pp.OpAssoc.LEFT),
-]).set_name("constant expression")
+_UNARY = pp.one_of("- ~ !").set_name("unary operator")
+_BINARY = pp.one_of("* / % + - << >> < > <= >= == != & ^ | && ||").set_name("operator")
+CONST_EXPR = pp.Forward().set_name("constant expression")
+_term = (pp.ZeroOrMore(_UNARY) + (_atom | S("(") + CONST_EXPR + S(")"))).set_name("constant")
+CONST_EXPR <<= _term + pp.ZeroOrMore(_BINARY + _term)
 
 # ---- operands ---------------------------------------------------------------------
 # An operand followed by an operator is part of a constant expression.
@@ -133,7 +131,7 @@ PARENS = _node("paren", S("(") + pp.Opt(pp.DelimitedList(operand)) + S(")") + AL
                 "argument list")
 operand <<= (PAIR | VECTOR | BRACKETED | ADDRESS | PARENS | NEGATED | REG | IMM
              | SINK | SYMBOL_OFFSET | WORD + ALONE
-             | _span("expr", CONST_EXPR, "constant expression"))
+             | _span("expr", CONST_EXPR, "constant expression")).set_name("operand")
 
 BANG = L("!")("neg").set_parse_action(lambda s, loc, toks: Leaf("bang", -1))
 GUARD = _node("guard", S("@") + pp.Opt(BANG) + (REG | WORD), "guard")
@@ -519,10 +517,21 @@ def _operand_problem(texts: list[str], offsets: list[int], joined: str) -> Synta
 
 
 def _explain(exc: pp.ParseBaseException, element: pp.ParserElement) -> str:
+    """What was expected, in PTX terms. pyparsing names the element that failed; an
+    unnamed one it spells out as grammar (`{a | b ~FollowedBy ...}`), which says nothing
+    to a PTX author: then the construct being parsed is named instead."""
+    if "end of text" in exc.msg:  # the statement parsed, with tokens left over
+        if element is INSTRUCTION or element is operand:
+            return "expected ',' or ';'"
+        return "expected ';'" if element is DECLARATION else "unexpected token"
     expected = exc.msg.removeprefix("Expected ")
-    if "end of text" in exc.msg:
-        return "unexpected token"
+    if any(c in expected for c in "{}~|") and expected not in ("'{'", "'}'", "'|'", "'~'"):
+        expected = _NAMES.get(element, "a statement")
     return f"expected {expected}"
+
+
+_NAMES = {operand: "an operand", INSTRUCTION: "an instruction", DECLARATION: "a declaration",
+          HEADER: "a function header", LABEL: "a label"}
 
 
 def _to_indices(node: Node, offsets: list[int]) -> None:

@@ -16,6 +16,7 @@ Layout (data flows one way):
     memory.py layout.py frames.py   address windows, storage, memory safety
     simt.py groups.py barriers.py calls.py   scheduling, barriers, calls
     observe.py recorder.py   sectors, bank conflicts and events
+    limits.py    the hardware's launch limits; steps, time and memory of one launch
     api.py       run_kernel
 
 One PTX instruction is a handful of numpy operations over the threads that execute it
@@ -52,10 +53,12 @@ from __future__ import annotations
 
 from .api import RunResult, run_kernel
 from .errors import EmulationError
+from .limits import LimitExceeded
 from .observe import Observations, bank_ways, sectors_per_request
 
 __all__ = [
            "EmulationError",
+           "LimitExceeded",
            "Observations",
            "RunResult",
            "bank_ways",

@@ -11,8 +11,9 @@ global buffer: it is mapped at a fake global address, which the parameter receiv
 the kernel reads and writes the array itself. Ints and floats are encoded with the
 parameter's type; `bytes` fill a parameter byte for byte (structs passed by value).
 
-Large grids run in chunks of whole blocks (`chunk_threads` threads at most, one after
-another: blocks only share global memory, so this is a legal schedule).
+Large grids run in chunks of whole blocks (`chunk_threads` threads at most, fewer when
+the memory limit asks for it, one after another: blocks only share global memory, so
+this is a legal schedule).
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ from ..ir.module import Module
 from ..ir.types import Kind
 from .errors import EmulationError
 from .layout import GLOBAL_GAP, align_up
+from .limits import MAX_MEMORY, MAX_STEPS, THREAD_OVERHEAD, Budget, blocks_per_chunk, \
+    check_launch, stack_row
 from .machine import Machine
 from .memory import Memory, Region
 from .observe import Observations
@@ -57,10 +60,7 @@ class RunResult:
 
 def _dims(d) -> Dims:
     t = (d,) if isinstance(d, int) else tuple(int(x) for x in d)
-    t = (t + (1, 1, 1))[:3]
-    if any(x < 1 for x in t):
-        raise EmulationError(f"launch dimensions must be positive, got {t}")
-    return t  # type: ignore[return-value]
+    return (t + (1, 1, 1))[:3]  # type: ignore[return-value]
 
 
 def load_module(module_or_ptx: Module | str) -> Module:
@@ -97,40 +97,78 @@ def _encode(value, p) -> bytes:
 
 def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict | None = None,
                dynamic_smem: int = 0, observe: bool = True, trace: bool = False,
-               max_steps: int = 20_000_000, chunk_threads: int = 65536,
-               probe=None, watch=()) -> RunResult:
-    """Run `kernel` over `grid` x `block` threads (ints or 1-3 tuples); see the module
-    docstring for `args`. `observe=False` keeps only the events (no per-access
-    statistics); `trace=True` also records every warp request; `max_steps` bounds the
-    number of instruction steps (groups of threads) before `EmulationError`; `probe`,
-    when given, is called as `probe(machine, pc)` before every step, the step's threads
-    in `machine.active()` (differential testing reads registers there); `watch`: pcs
-    whose lowest and highest address the result's `extents` gives."""
+               max_steps: int = MAX_STEPS, chunk_threads: int = 65536,
+               probe=None, watch=(), time_limit: float | None = None,
+               max_memory: int | None = MAX_MEMORY) -> RunResult:
+    """Run `kernel` over `grid` x `block` threads (ints or 1-3 tuples, within the
+    hardware's limits); see the module docstring for `args`. `observe=False` keeps only
+    the events (no per-access statistics); `trace=True` also records every warp
+    request. `max_steps` steps and `time_limit` seconds for the whole launch, and
+    `max_memory` bytes of emulated memory (None: no limit) bound the run: past one,
+    `limits.LimitExceeded` (see `limits.py` for what they count). `probe`, when given,
+    is called as `probe(machine, pc)` before every step, the step's threads in
+    `machine.active()` (differential testing reads registers there); `watch`: pcs whose
+    lowest and highest address the result's `extents` gives."""
     started = time.perf_counter()
-    program = Program(load_module(module_or_ptx), kernel)
+    budget = Budget(max_steps, time_limit)
     grid, block = _dims(grid), _dims(block)
+    check_launch(grid, block)
+    if dynamic_smem < 0:
+        raise EmulationError(f"dynamic shared memory of {dynamic_smem} bytes: it must not be "
+                             "negative")
+    program = Program(load_module(module_or_ptx), kernel)
     tpb = block[0] * block[1] * block[2]
-    if tpb > 1024:
-        raise EmulationError(f"a block of {tpb} threads exceeds the limit of 1024")
+    n_blocks = grid[0] * grid[1] * grid[2]
+    per_chunk = _chunk(program, tpb, n_blocks, dynamic_smem, chunk_threads, max_memory)
     mem = _Launch(program, dict(args or {}), dynamic_smem)
     recorder = Recorder(program, observe=observe, trace=trace)
     recorder.extents = {pc: {} for pc in watch}
     total = 0
-    n_blocks = grid[0] * grid[1] * grid[2]
-    per_chunk = max(1, chunk_threads // tpb)
     with np.errstate(all="ignore"):
         for first in range(0, n_blocks, per_chunk):
-            m = Machine(program, grid, block, first, min(per_chunk, n_blocks - first), dynamic_smem)
-            m.frames.push_entry(program.infos[program.kernel.name].frame)
-            m.attach(mem.memory(m), recorder)
-            sched = Scheduler(m, program, max_steps, probe)
-            sched.run()
-            total += sched.thread_instructions
+            budget.blocks = (first, n_blocks)
+            budget.check()  # a grid of 2^31 blocks ends on the clock, between chunks too
+            total += _run_chunk(program, grid, block, first, min(per_chunk, n_blocks - first),
+                                dynamic_smem, max_memory, mem, recorder, budget, probe)
     mem.finish()
     return RunResult(mem.outputs, recorder.obs, total, time.perf_counter() - started,
                      {r.name: r.data[: r.size] for r in mem.regions if r.name in program.layout.globals},
                      mem.buffers, {pc: {space: tuple(span) for space, span in spans.items()}
                                   for pc, spans in recorder.extents.items()})
+
+
+def _run_chunk(program: Program, grid: Dims, block: Dims, first: int, n_blocks: int,
+               dynamic_smem: int, max_memory: int | None, mem: _Launch, recorder: Recorder,
+               budget: Budget, probe) -> int:
+    """Run `n_blocks` blocks from `first`; their thread-instructions. The chunk's memory
+    is freed on return (the chunk after it may need as much)."""
+    m = Machine(program, grid, block, first, n_blocks, dynamic_smem, max_memory)
+    m.frames.push_entry(program.infos[program.kernel.name].frame)
+    m.attach(mem.memory(m), recorder)
+    sched = Scheduler(m, program, budget, probe)
+    try:
+        sched.run()
+    finally:
+        m.scheduler = None  # the one reference cycle: freed now, not at a collection
+    return sched.thread_instructions
+
+
+def _chunk(program: Program, tpb: int, n_blocks: int, dynamic_smem: int, chunk_threads: int,
+           max_memory: int | None) -> int:
+    """Blocks per chunk, checked against `max_memory` before anything is allocated."""
+    lay = program.layout
+    frame = program.infos[program.kernel.name].frame
+    registers = sum(dt.itemsize for dt in program.register_dtypes.values())
+    return blocks_per_chunk(
+        fixed=sum(p.size for p in [*lay.globals.values(), *lay.consts.values()]),
+        per_block=_shared_size(program, dynamic_smem),
+        per_thread=registers + 2 * stack_row(frame.size if frame else 0) + THREAD_OVERHEAD,
+        tpb=tpb, n_blocks=n_blocks, chunk_threads=chunk_threads, max_memory=max_memory)
+
+
+def _shared_size(program: Program, dynamic_smem: int) -> int:
+    """The bytes of one block's shared memory window."""
+    return align_up(max(program.layout.static_shared + dynamic_smem, 16), 128)
 
 
 class _Launch:
@@ -160,7 +198,7 @@ class _Launch:
             self.params[off:off + size] = np.frombuffer(_encode(value, p), np.uint8)
         self.shared_vars = [(p.var.name, p.address, p.size if p.size >= 0 else dynamic_smem)
                             for p in lay.shared.values()]
-        self.shared_size = align_up(max(lay.static_shared + dynamic_smem, 16), 128)
+        self.shared_size = _shared_size(program, dynamic_smem)
 
     def _buffer(self, value: np.ndarray, key, name: str, cursor: int) -> tuple[int, int]:
         """Map a caller array at `cursor`; returns its address and the next free one."""

@@ -6,8 +6,8 @@ from ..source import Span
 
 class EmulationError(Exception):
     """Raised for an opcode, operand form or launch the emulator does not support (or a
-    run that exceeds its step budget). Never raised for a defect of the kernel itself:
-    those are recorded as events in the observations."""
+    run past its steps, time or memory: `limits.LimitExceeded`). Never raised for a
+    defect of the kernel itself: those are recorded as events in the observations."""
 
     def __init__(self, message: str, span: Span | None = None):
         super().__init__(message)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from .layout import FrameLayout
+from .limits import STACK_ROW, LimitExceeded
 
 
 class Frames:
-    def __init__(self, n: int, cap: int = 256):
+    def __init__(self, n: int, cap: int = STACK_ROW, max_bytes: int | None = None):
         self.n = n
         self.cap = cap
+        self.max_bytes = max_bytes  # for the stack and its shadow together (deep recursion)
         self.stack = np.zeros(n * cap, np.uint8)
         self.shadow = np.zeros(n * cap, np.bool_)
         self.fp = np.zeros(n, np.int64)
@@ -35,6 +37,10 @@ class Frames:
         cap = self.cap
         while cap < top:
             cap *= 2
+        if self.max_bytes is not None and 2 * self.n * cap > self.max_bytes:
+            raise LimitExceeded(f"the threads' stacks would need {2 * self.n * cap} bytes, over "
+                                f"the memory limit of {self.max_bytes} (deep recursion?)",
+                                "memory")
         for name in ("stack", "shadow"):
             old = getattr(self, name).reshape(self.n, self.cap)
             new = np.zeros((self.n, cap), old.dtype)
@@ -42,12 +48,21 @@ class Frames:
             setattr(self, name, new.reshape(-1))
         self.cap = cap
 
+    def _rows(self, name: str, threads: np.ndarray, base: np.ndarray, start: int, size: int):
+        """Assign to `[base + start, base + start + size)` of the threads' rows: a slice
+        when the bases agree (a kernel's frame, calls at one depth), else an index array
+        of 8 bytes per byte."""
+        view = getattr(self, name).reshape(self.n, self.cap)
+        if len(base) and (base == base[0]).all():
+            b = int(base[0]) + start
+            return view, (threads, slice(b, b + size))
+        return view, (threads[:, None], (base + start)[:, None] + np.arange(size))
+
     def _mark(self, threads: np.ndarray, base: np.ndarray, frame: FrameLayout, valid: bool) -> None:
-        rows = threads.astype(np.int64) * self.cap + base
         for off, size, _space in frame.offsets.values():
             if size:
-                cols = rows[:, None] + (off + np.arange(size))[None, :]
-                self.shadow[cols.reshape(-1)] = valid
+                view, at = self._rows("shadow", threads, base, off, size)
+                view[at] = valid
 
     def push_entry(self, frame: FrameLayout) -> None:
         """The kernel's own frame at the bottom of every stack."""
@@ -73,7 +88,8 @@ class Frames:
         self.fp[threads] = base
         self.sp[threads] = base + frame.size
         self._mark(threads, base, frame, True)
-        self.stack.reshape(self.n, self.cap)[threads[:, None], base[:, None] + np.arange(frame.size)] = 0
+        view, at = self._rows("stack", threads, base, 0, frame.size)
+        view[at] = 0
 
     def pop(self, threads: np.ndarray, frame: FrameLayout) -> np.ndarray:
         """Close the top frame of `threads`; returns their return pcs."""

@@ -21,7 +21,8 @@ U32 = np.uint32
 
 class Machine:
     def __init__(self, program, grid: tuple[int, int, int], block: tuple[int, int, int],
-                 first_block: int, n_blocks: int, dynamic_smem: int):
+                 first_block: int, n_blocks: int, dynamic_smem: int,
+                 max_memory: int | None = None):
         self.program = program
         self.grid, self.block = grid, block
         self.tpb = block[0] * block[1] * block[2]
@@ -47,7 +48,7 @@ class Machine:
         self.clock = 0
         self.pc = 0
         self._special = self._specials()
-        self.frames = Frames(n)
+        self.frames = Frames(n, max_bytes=max_memory)
         self.mem: Memory | None = None
         self.obs = None
 

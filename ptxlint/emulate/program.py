@@ -23,20 +23,55 @@ from .layout import FrameLayout, ModuleLayout, kernel_params
 from .operands import Operands, storage_type
 
 
-def register_types(module: Module) -> dict[int, dict[str, DataType]]:
-    """Per function (by id): register key -> declared type. Keys are rebuilt the way
-    the IR builder makes them: the name, plus `@k` inside the k-th nested `{ }` scope of
+class RegisterTypes:
+    """Register key -> declared type, for one function. A `%r<N>` range is kept as one
+    entry and looked up by its index: `.reg .b32 %r<100000000>;` must cost nothing
+    until a register is used (the emulator allocates storage only for used ones)."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, DataType] = {}
+        # (prefix, scope suffix) -> [(count, type)], latest declaration last
+        self.ranges: dict[tuple[str, str], list[tuple[int, DataType]]] = {}
+
+    def declare(self, name: str, suffix: str, t: DataType, count: int | None) -> None:
+        if count is None:
+            self.names[name + suffix] = t
+        else:  # like the IR builder: the prefix is the name without trailing digits
+            self.ranges.setdefault((name.rstrip(_DIGITS), suffix), []).append((count, t))
+
+    def get(self, key: str) -> DataType | None:
+        t = self.names.get(key)
+        if t is not None or not self.ranges:
+            return t
+        base, at, scope = key.partition("@")
+        prefix = base.rstrip(_DIGITS)
+        digits = base[len(prefix):]
+        if not digits or (digits[0] == "0" and digits != "0"):
+            return None  # `%r01` is not in `%r<N>`
+        index = int(digits)
+        for count, t in reversed(self.ranges.get((prefix, at + scope), ())):
+            if index < count:
+                return t
+        return None
+
+
+_DIGITS = "0123456789"
+
+
+def register_types(module: Module) -> dict[int, RegisterTypes]:
+    """Per function (by id): its register declarations. Keys are rebuilt the way the
+    IR builder makes them: the name, plus `@k` inside the k-th nested `{ }` scope of
     the module."""
-    out: dict[int, dict[str, DataType]] = {}
+    out: dict[int, RegisterTypes] = {}
     counter = 0
     for fn in module.functions:
         if fn.body is None:
             continue
-        types: dict[str, DataType] = {}
+        types = RegisterTypes()
         suffixes = [""]
         for p in [*fn.params, *fn.returns]:
             if p.space == "reg":
-                types[p.name] = p.type
+                types.declare(p.name, "", p.type, None)
         for s in fn.body:
             if isinstance(s, ScopeMarker):
                 if s.opening:
@@ -45,10 +80,7 @@ def register_types(module: Module) -> dict[int, dict[str, DataType]]:
                 elif len(suffixes) > 1:
                     suffixes.pop()
             elif isinstance(s, Variable) and s.space == "reg":
-                names = [s.name] if s.range_count is None else [
-                    f"{s.name}{i}" for i in range(s.range_count)]
-                for n in names:
-                    types[n + suffixes[-1]] = s.type
+                types.declare(s.name, suffixes[-1], s.type, s.range_count)
         out[id(fn)] = types
     return out
 
@@ -68,7 +100,7 @@ class FnInfo:
 class Context:
     """What compiling one function's operands needs (see `operands.Operands`)."""
 
-    def __init__(self, program: Program, info: FnInfo, types: dict[str, DataType]):
+    def __init__(self, program: Program, info: FnInfo, types: RegisterTypes):
         self.program = program
         self.info = info
         self.types = types
@@ -127,7 +159,8 @@ class Program:
         types = register_types(module)
         for i, fn in enumerate(self.functions):
             self._flatten(i, fn)
-        self.contexts = {fn.name: Context(self, self.infos[fn.name], types.get(id(fn), {}))
+        self.contexts = {fn.name: Context(self, self.infos[fn.name],
+                                          types.get(id(fn)) or RegisterTypes())
                          for fn in self.functions}
         for fn in self.functions:  # `.reg` parameters and return values are registers too
             for p in [*fn.params, *fn.returns]:

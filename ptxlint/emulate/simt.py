@@ -19,7 +19,8 @@ instruction together are those of its group.
 
 Because threads only meet at barriers and in warp-synchronous instructions, running one
 group ahead of another is a legal interleaving; a thread spinning on a value another
-thread has yet to write never yields, so runs have a step budget (`max_steps`).
+thread has yet to write never yields, so runs have a budget of steps and seconds
+(`limits.Budget`).
 """
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ import numpy as np
 
 from .barriers import BarrierState, arrive, release
 from .calls import enter, leave
-from .errors import EmulationError
 from .groups import Group
+from .limits import Budget
 from .semantics import BARRIER, BRANCH, BRX, CALL, EXIT, MBWAIT, PLAIN, RET, TRAP
 from .warpops import lane_bits
 
@@ -36,12 +37,11 @@ CallPath = tuple[int, ...]  # the pcs of the calls a group is inside, then its o
 
 
 class Scheduler:
-    def __init__(self, m, program, max_steps: int, probe=None):
+    def __init__(self, m, program, budget: Budget, probe=None):
         self.m, self.program = m, program
         self.probe = probe  # called as probe(m, pc) before each step (differential testing)
         self.steps = program.steps
-        self.max_steps = max_steps
-        self.step_count = 0
+        self.budget = budget  # the whole launch's, shared by the schedulers of its chunks
         self.thread_instructions = 0
         self.ready: dict[CallPath, Group] = {}
         self.waiting: dict[CallPath, Group] = {}
@@ -91,7 +91,7 @@ class Scheduler:
         m, steps = self.m, self.steps
         m.idx = g.idx
         count = g.count
-        probe = self.probe
+        probe, budget = self.probe, self.budget
         stack, pc = path[:-1], path[-1]
         # the pcs of this activation where other groups wait (plain steps push nothing)
         stops = {p[-1] for p in self.ready if len(p) == len(path) and p[:-1] == stack}
@@ -101,11 +101,9 @@ class Scheduler:
             if probe is not None:
                 probe(m, pc)
             self.thread_instructions += count
-            self.step_count += 1
-            if self.step_count > self.max_steps:
-                raise EmulationError(f"step limit of {self.max_steps} exceeded: the kernel may "
-                                     "not terminate (raise max_steps if it does)",
-                                     step.insn.span if step.insn else None)
+            budget.steps += 1  # inlined: this loop is the emulator's hot path
+            if budget.steps > budget.next_check:
+                budget.check(step.insn.span if step.insn else None)
             if step.kind == PLAIN:
                 step.run(m)
                 pc += 1

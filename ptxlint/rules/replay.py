@@ -20,7 +20,10 @@ will use: a register that may hold one may only be moved or offset (`add`, `sub`
 number, `mad` adding to it, `cvta`), never compared, masked or truncated.
 
 A run counts only when it ends normally within its budget with no event that changes
-control flow on a GPU (trap, deadlock, divergent `.uni`): otherwise nothing changes.
+control flow on a GPU (trap, deadlock, divergent `.uni`): otherwise nothing changes. A
+replay that fails (out of memory or time, an emulator defect, any exception) only
+withholds its answer: the findings stay those of the analysis alone, and `failure`
+says why (for a note).
 """
 from __future__ import annotations
 
@@ -38,8 +41,11 @@ log = logging.getLogger("ptxlint")
 _NAMED = re.compile(r"[A-Za-z_$]")
 
 MAX_THREADS = 1 << 16  # a larger grid is not run
-MAX_STEPS = 50_000  # thread-group steps of one run (8 us each: 0.4 s at worst)
+MAX_STEPS = 50_000  # thread-group steps of one run (8 us for a warp: 0.4 s)
+# seconds: steps alone do not bound the time, as a step over 64k lanes takes a millisecond
+TIME_LIMIT = 5.0
 MAX_BUFFER_BYTES = 1 << 28  # zeroed buffers the run may allocate, in all
+MAX_MEMORY = 1 << 29  # what the emulator may allocate besides the buffers
 # instructions a launch-determined slice may contain (besides branches and param loads)
 PURE = frozenset({
     "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "max",
@@ -70,6 +76,7 @@ class Replay:
                 for r in insn.defs:
                     self.defs.setdefault(r.key, []).append(insn)
         self.cfg = rc.facts.cfg
+        self.failure: str | None = None  # why an attempted run gave no answer
 
     # ---- the slice ------------------------------------------------------------------
     @cached_property
@@ -192,7 +199,16 @@ class Replay:
         variable in "shared") the lanes' addresses at `insn` take in the launch, and a
         thread whose address leaves every object ("block (3, 0, 0) thread (232, 0, 0)
         reaches byte 4000"; None when none does); None when unknown: not
-        launch-determined, the run did not count, or no lane ran the access there."""
+        launch-determined, the run did not count or failed, or no lane ran the access
+        there."""
+        try:
+            return self._extent(insn, obj, space)
+        except Exception as exc:  # noqa: BLE001 - MemoryError too: a replay only confirms
+            self._failed(exc)
+            return None
+
+    def _extent(self, insn: MemoryAccess, obj: str, space: str
+                ) -> tuple[int, int, str | None] | None:
         if space not in ("global", "shared") or not self.independent(insn):
             return None
         run = self._run
@@ -213,6 +229,16 @@ class Replay:
         lo, hi = spans[space]
         return lo - base, hi - base, self._witness(result, pc, base)
 
+    def _failed(self, exc: BaseException) -> None:
+        from ..emulate.errors import EmulationError  # noqa: PLC0415
+
+        if not isinstance(exc, EmulationError):  # unsupported opcodes, budgets: expected
+            log.debug("ptxlint: the emulated run of %s failed", self.rc.function.name,
+                      exc_info=exc)
+        if self.failure is None:
+            what = str(exc) if isinstance(exc, EmulationError) else type(exc).__name__
+            self.failure = f"an emulated run of this launch could not settle it ({what})"
+
     def _witness(self, result, pc: int, base: int) -> str | None:
         bx, by, _ = self.rc.launch.block
         for ev in result.observations.events:
@@ -226,19 +252,23 @@ class Replay:
 
     @cached_property
     def _run(self):
+        """(result, memory access pcs, program), or None; tried once per kernel."""
+        try:
+            return self._attempt()
+        except Exception as exc:  # noqa: BLE001 - an emulator defect must not stop the lint
+            self._failed(exc)
+            return None
+
+    def _attempt(self):
         import numpy as np  # noqa: PLC0415 - only for exact launches (a slow import)
 
         from ..emulate.api import run_kernel  # noqa: PLC0415
-        from ..emulate.errors import EmulationError  # noqa: PLC0415
         from ..emulate.program import Program  # noqa: PLC0415
 
         rc = self.rc
         launch = rc.launch
         fn = rc.function
-        try:
-            program = Program(rc.module, fn.name)
-        except Exception:  # noqa: BLE001 - a kernel the emulator cannot lay out
-            return None
+        program = Program(rc.module, fn.name)
         pcs = {id(insn): pc for pc, insn in enumerate(program.instructions)
                if isinstance(insn, MemoryAccess)}
         args: dict = {}
@@ -251,15 +281,10 @@ class Replay:
                 args[p.name] = bytes(p.byte_size or 0)  # not read by the slices
             else:
                 args[p.name] = 0  # likewise
-        try:
-            result = run_kernel(rc.module, fn.name, launch.grid, launch.block, args,
-                                dynamic_smem=launch.dynamic_smem or 0, observe=False,
-                                max_steps=MAX_STEPS, watch=sorted(set(pcs.values())))
-        except (EmulationError, MemoryError):
-            return None
-        except Exception:  # noqa: BLE001 - an emulator defect must not stop the lint
-            log.debug("ptxlint: the emulated run of %s failed", fn.name, exc_info=True)
-            return None
+        result = run_kernel(rc.module, fn.name, launch.grid, launch.block, args,
+                            dynamic_smem=launch.dynamic_smem or 0, observe=False,
+                            max_steps=MAX_STEPS, watch=sorted(set(pcs.values())),
+                            time_limit=TIME_LIMIT, max_memory=MAX_MEMORY)
         if any(kind in SPOILERS for kind, _ in result.observations.event_counts):
             return None
         return result, pcs, program

@@ -1,21 +1,22 @@
 """Configuration files: `[tool.ptxlint]` in `pyproject.toml`, or `ptxlint.toml` (its
 keys at the top level or under `[tool.ptxlint]`), the nearest one found upward from
 each file; in a directory holding both, `ptxlint.toml` wins. A `pyproject.toml`
-without a `[tool.ptxlint]` table is skipped.
+without a `[tool.ptxlint]` table is skipped. Anything wrong in the file, bytes that
+are not UTF-8 or a rule id no rule has included, is one `ConfigError` naming it.
 
     [tool.ptxlint]
     arch = "sm_80"
     disable = ["uniform-branch"]
     severity = "warning"          # minimum shown
     format = "text"
-    time-budget = 5.0
+    time-budget = 5.0             # finite and above 0, as uncoalesced-ratio
     uncoalesced-ratio = 2.0
 
     [[tool.ptxlint.launch]]
     kernel = "transpose_*"        # fnmatch pattern; the first matching table applies
-    block = [32, 8]               # or "32,8" or 256
+    block = [32, 8]               # or "32,8", "0x20,8", "32x8" or 256
     grid = [64, 64]
-    dynamic-smem = 0
+    dynamic-smem = 0              # a whole number, as extents
     params = { n = 1024 }         # by name, or by 0-based index: { "2" = 1024 }
     extents = { in = 4096 }       # bytes a pointer parameter points to
 
@@ -27,6 +28,7 @@ options given on the command line replace the same fields of every `launch` tabl
 """
 from __future__ import annotations
 
+import math
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -36,7 +38,7 @@ from typing import Any
 
 from . import arch as arch_mod
 from .diagnostics import Severity
-from .launch import LaunchConfig, parse_dims
+from .launch import LaunchConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -84,9 +86,16 @@ def find(start: Path) -> Path | None:
     for directory in (start, *start.parents):
         for name in FILES:
             candidate = directory / name
-            if candidate.is_file() and (name != "pyproject.toml" or _has_table(candidate)):
+            if _is_file(candidate) and (name != "pyproject.toml" or _has_table(candidate)):
                 return candidate
     return None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a directory we may not search: no configuration from it
+        return False
 
 
 def _has_table(path: Path) -> bool:
@@ -109,23 +118,40 @@ def for_file(path: str | Path) -> Config:
 
 
 def load(path: Path) -> Config:
-    """Read and check one file (cached until it changes)."""
+    """Read and check one file (cached until it changes). Whatever is wrong with it is
+    a ConfigError naming it, never another exception: the files it governs report it."""
     try:
         stat = path.stat()
     except OSError as exc:
         raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from None
-    return _load(path.resolve(), stat.st_mtime_ns, stat.st_size)
+    path = path.resolve()
+    try:
+        cfg = _load(path, stat.st_mtime_ns, stat.st_size)
+    except ConfigError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (a shape `parse` does not check yet)
+        raise ConfigError(path, f"cannot use this file: {type(exc).__name__}: {exc}") from None
+    _check_rules(cfg)  # not cached: the registry is the one of this run
+    return cfg
 
 
 @lru_cache(maxsize=64)
 def _load(path: Path, mtime: int, size: int) -> Config:
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})",
+                          raw.count(b"\n", 0, exc.start) + 1) from None
+    try:
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, f"invalid TOML: {exc}", _error_line(str(exc), path)) from None
-    table = doc.get("tool", {}).get("ptxlint")
+    tool = doc.get("tool")  # in a ptxlint.toml, `tool = 5` is just an unknown key
+    table = tool.get("ptxlint") if isinstance(tool, dict) else None
     if table is None:
         table = {} if path.name == "pyproject.toml" else doc
     if not isinstance(table, dict):
@@ -145,6 +171,41 @@ def _error_line(message: str, path: Path) -> int | None:
     return None
 
 
+def _check_rules(cfg: Config) -> None:
+    """`enable`/`disable` name known rules: `enable = ["typo"]` would turn every rule
+    off and pass, as `--enable typo` is refused."""
+    assert cfg.path is not None
+    for key, names in (("enable", cfg.enable or ()), ("disable", cfg.disable)):
+        bad = unknown_rules(names)
+        if bad:
+            raise ConfigError(cfg.path, f"{key}: unknown rule '{bad[0]}' (see --list-rules)",
+                              _quoted_line(cfg.path, bad[0]))
+
+
+def unknown_rules(names: tuple[str, ...] | list[str]) -> list[str]:
+    """The names no rule (nor any built-in diagnostic, nor an old name) has; none when
+    a rule module does not import (each file reports that)."""
+    if not names:
+        return []
+    try:
+        from .report import catalog  # noqa: PLC0415  (imports every rule)
+        from .rules.base import ALIASES  # noqa: PLC0415
+
+        known = {r.id for r in catalog()} | set(ALIASES)
+    except Exception:  # noqa: BLE001
+        return []
+    return [n for n in names if n not in known]
+
+
+def _quoted_line(path: Path, word: str) -> int | None:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError):
+        return None
+    return next((i for i, line in enumerate(lines, 1)
+                 if f'"{word}"' in line or f"'{word}'" in line), None)
+
+
 def parse(table: dict[str, Any], path: Path) -> Config:
     """A `[tool.ptxlint]` table, checked key by key."""
     unknown = sorted(set(table) - set(KEYS))
@@ -152,10 +213,8 @@ def parse(table: dict[str, Any], path: Path) -> Config:
         raise ConfigError(path, f"unknown key '{unknown[0]}' (known: {', '.join(KEYS)})")
     get = _Getter(table, path, "[tool.ptxlint]")
     severity = get.choice("severity", tuple(SEVERITIES))
-    budget = get.number("time-budget")
-    ratio = get.number("uncoalesced-ratio")
-    if budget is not None and budget <= 0:
-        raise ConfigError(path, "time-budget must be positive")
+    budget = get.positive("time-budget")
+    ratio = get.positive("uncoalesced-ratio")
     arch = get.string("arch")
     if arch is not None:
         try:
@@ -181,12 +240,12 @@ def _launch(table: dict[str, Any], path: Path, number: int) -> tuple[str, Launch
                                 f"(known: {', '.join(LAUNCH_KEYS)})")
     get = _Getter(table, path, where)
     pattern = get.string("kernel") or "*"
+    smem = get.whole("dynamic-smem")
     try:
-        smem = get.number("dynamic-smem")
         return pattern, LaunchConfig(
             block=_dims(table.get("block")), grid=_dims(table.get("grid")),
-            dynamic_smem=int(smem) if smem is not None else None,
-            params=_keyed(get.table("params")), extents=_keyed(get.table("extents")))
+            dynamic_smem=smem, params=_keyed(get.table("params")),
+            extents=_keyed(get.table("extents"), whole=True))
     except (ValueError, TypeError) as exc:
         raise ConfigError(path, f"{where} (kernel '{pattern}'): {exc}") from None
 
@@ -197,23 +256,32 @@ def _dims(value: Any) -> tuple[int, int, int] | None:
     if isinstance(value, bool):
         raise ValueError(f"expected dimensions like [32, 8] or \"32,8\", got {value!r}")
     if isinstance(value, int):
-        return parse_dims(str(value))
+        return dims(str(value))
     if isinstance(value, str):
-        return parse_dims(value)
+        return dims(value)
     if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
                                        for v in value):
-        return parse_dims(",".join(map(str, value)))
+        return dims(",".join(map(str, value)))
     raise ValueError(f"expected dimensions like [32, 8] or \"32,8\", got {value!r}")
 
 
-def _keyed(table: dict[str, Any]) -> dict[str | int, Any]:
-    """Parameter keys: a name, or a 0-based index written as a string ("2")."""
+def _keyed(table: dict[str, Any], whole: bool = False) -> dict[str | int, Any]:
+    """Parameter keys: a name, or a 0-based index written as a string ("2"). Values
+    are numbers (`inf` and `nan` too: a float parameter may get them); `whole`: byte
+    sizes, integers only."""
     out: dict[str | int, Any] = {}
     for key, value in table.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"the value of '{key}' must be a number, not {value!r}")
-        out[int(key) if key.isdigit() else key] = value
+        if whole and not isinstance(value, int):
+            raise ValueError(f"the value of '{key}' must be a whole number, not {value!r}")
+        out[param_key(key)] = value
     return out
+
+
+def param_key(key: str) -> str | int:
+    """A parameter's name, or its 0-based index when written in ASCII digits."""
+    return int(key) if re.fullmatch(r"[0-9]+", key) else key
 
 
 class _Getter:
@@ -247,6 +315,20 @@ class _Getter:
             raise self._fail(key, "a number")
         return v
 
+    def positive(self, key: str) -> float | None:
+        """A finite number above 0 (TOML has `inf` and `nan`: neither is a bound)."""
+        v = self.number(key)
+        if v is not None and not (math.isfinite(v) and v > 0):
+            raise ConfigError(self.path, f"{self.where}: {key} must be positive and finite, "
+                                         f"not {v!r}")
+        return v
+
+    def whole(self, key: str) -> int | None:
+        v = self.number(key)
+        if v is not None and not isinstance(v, int):
+            raise self._fail(key, "a whole number")
+        return v
+
     def choice(self, key: str, allowed: tuple[str, ...]) -> str | None:
         v = self.string(key)
         if v is not None and v not in allowed:
@@ -259,6 +341,57 @@ class _Getter:
         if not isinstance(v, dict):
             raise self._fail(key, "a table like { n = 1024 }")
         return v
+
+
+# ---------------------------------------------------------------- numbers in settings
+# Shared with the command line. A `0x` prefix always starts a hex number, so `x`
+# separates dimensions only between decimal numbers: `0x20,8` is (32, 8), `32x8` is
+# (32, 8) and `0x8` is 8, never "0 by 8" (no block or grid has a 0 dimension anyway).
+_WHOLE = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
+_DIM = r"\s*(0[xX][0-9a-fA-F]+|[0-9]+)\s*"
+_DIMS = (re.compile(rf"{_DIM}(?:,{_DIM})?(?:,{_DIM})?"),
+         re.compile(r"\s*([0-9]+)\s*(?:x\s*([0-9]+)\s*)?(?:x\s*([0-9]+)\s*)?"))
+
+
+def whole(text: str) -> int:
+    """`4096`, `-1` or `0x1000` (no octal, no `_`), else ValueError."""
+    t = text.strip()
+    if not _WHOLE.fullmatch(t):
+        raise ValueError(f"'{text}' is not a whole number (decimal or 0x hex)")
+    return int(t, 16 if t.lstrip("+-")[:2].lower() == "0x" else 10)
+
+
+def number(text: str) -> int | float:
+    """A whole number as `whole` reads it, else a float (`1.5`, `1e-3`; `inf` and
+    `nan` too: a float parameter may be given them)."""
+    try:
+        return whole(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a number") from None
+
+
+def finite(text: str) -> float:
+    """A finite float: `nan` compares false with every bound and `inf` is none."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a number") from None
+    if not math.isfinite(v):
+        raise ValueError(f"'{text}' is not a finite number")
+    return v
+
+
+def dims(text: str) -> tuple[int, int, int]:
+    """`32,8`, `0x20,8` or `32x8` -> (32, 8, 1): one to three positive whole numbers."""
+    m = _DIMS[0].fullmatch(text) or _DIMS[1].fullmatch(text)
+    nums = [int(g, 16 if g[:2].lower() == "0x" else 10) for g in m.groups() if g] if m else []
+    if not nums or any(n < 1 for n in nums):
+        raise ValueError(f"expected 1 to 3 positive integers like '32,8', got '{text}'")
+    return (*nums, 1, 1, 1)[:3]  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -310,4 +443,5 @@ def merge_launches(tables: tuple[tuple[str, LaunchConfig], ...],
 
 
 __all__ = ["Config", "ConfigError", "Overrides", "find", "for_file", "load", "parse",
-           "options", "merge_launches", "FILES", "FORMATS"]
+           "options", "merge_launches", "unknown_rules", "whole", "number", "finite", "dims",
+           "param_key", "FILES", "FORMATS"]

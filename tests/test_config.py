@@ -43,6 +43,13 @@ def test_every_key():
     ({"launch": [{"block": [64, 64]}]}, "more than 1024 threads"),
     ({"launch": [{"params": {"n": "big"}}]}, "the value of 'n' must be a number"),
     ({"launch": [{"params": [1]}]}, "'params' must be a table"),
+    ({"time-budget": float("inf")}, "time-budget must be positive and finite, not inf"),
+    ({"time-budget": float("nan")}, "time-budget must be positive and finite, not nan"),
+    ({"uncoalesced-ratio": float("nan")}, "uncoalesced-ratio must be positive and finite"),
+    ({"launch": [{"dynamic-smem": float("inf")}]}, "'dynamic-smem' must be a whole number"),
+    ({"launch": [{"dynamic-smem": 1.5}]}, "'dynamic-smem' must be a whole number"),
+    ({"launch": [{"extents": {"in": 4096.0}}]}, "the value of 'in' must be a whole number"),
+    ({"launch": [{"block": "0x20x8"}]}, "expected 1 to 3 positive integers"),
 ])
 def test_errors_name_the_key(table, message):
     with pytest.raises(config.ConfigError) as info:
@@ -86,3 +93,30 @@ def test_command_line_overrides():
     plain = config.options(cfg)
     assert plain.launch_for("other") is None and plain.time_budget == 3
     assert plain.enable == {"a", "b"} and plain.disable == {"c"}
+
+
+def test_sizes_may_be_hex_and_x_separates_decimals_only():
+    [(_, launch)] = parse({"launch": [{"block": "0x20,8", "grid": "64x2"}]}).launches
+    assert (launch.block, launch.grid) == ((32, 8, 1), (64, 2, 1))
+    assert config.dims("0x8") == (8, 1, 1)  # a 0x prefix is hex, never "0 by 8"
+    assert config.whole("0x1000") == config.whole("4096") == 4096
+    for bad in ("010x", "1_000", "0o17", "1e3", "4096.0"):
+        with pytest.raises(ValueError, match="not a whole number"):
+            config.whole(bad)
+    with pytest.raises(ValueError, match="not a finite number"):
+        config.finite("nan")
+    assert config.number("nan") != config.number("nan")  # a float parameter may be NaN
+
+
+@pytest.mark.parametrize("content, line, message", [
+    (b'arch = "sm_80"\n\xff = 1\n', 2, "not UTF-8 text (byte 0xff)"),
+    (b"tool = 5\n", None, "unknown key 'tool'"),
+    (b'enable = ["bank-conflict",\n  "typo"]\n', 2, "enable: unknown rule 'typo'"),
+    (b"disable = 'typo'\n", 1, "disable: unknown rule 'typo'"),
+])
+def test_loading_reports_every_fault_as_a_config_error(tmp_path, content, line, message):
+    (tmp_path / "ptxlint.toml").write_bytes(content)
+    with pytest.raises(config.ConfigError) as info:
+        config.for_file(tmp_path / "k.ptx")
+    assert message in info.value.message and info.value.line == line
+    assert info.value.path == (tmp_path / "ptxlint.toml").resolve()

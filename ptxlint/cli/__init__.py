@@ -9,8 +9,13 @@ diagnostics; one file's failure never stops the others).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
+import stat
 import sys
+import tempfile
+import threading
 import time
 
 from .. import __version__
@@ -22,20 +27,23 @@ PROGRESS_MIN_FILES = 4
 
 
 class _Version(argparse.Action):
-    """--version: the version and whether the hot modules run compiled (`_native`)."""
+    """--version: the version, with nothing else imported (it must answer at once)."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, **kw):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kw)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from .. import _native  # noqa: PLC0415
-
-        print(f"ptxlint {__version__} ({_native.describe()})")
+        print(f"ptxlint {__version__}")
         parser.exit()
 
 
 class UsageError(Exception):
     """A bad option or value: reported on stderr, exit status 2."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt for SIGINT: not an
+    Exception, so no per-file handler turns it into a diagnostic and goes on."""
 
 
 def _arch(name: str) -> str:
@@ -47,6 +55,60 @@ def _arch(name: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return name
+
+
+# ---------------------------------------------------------------- option values
+# Every number is checked here, so a bad one is a usage error naming the option and
+# the value before any file is read. Whole numbers are decimal or 0x hex; `config.dims`
+# says where `x` separates dimensions.
+def _checked(read: str, text: str, ok=None, wanted: str = ""):
+    """`config.<read>(text)`, and `ok(value)` when given, else ArgumentTypeError."""
+    from .. import config  # noqa: PLC0415  (the analysis: not needed for --version)
+
+    try:
+        value = getattr(config, read)(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if ok is not None and not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {wanted}, got '{text}'")
+    return value
+
+
+def _seconds(text: str) -> float:
+    return _checked("finite", text, lambda v: v > 0, "a finite number of seconds above 0")
+
+
+def _bytes(text: str) -> int:
+    return _checked("whole", text, lambda v: v >= 0, "a byte count of 0 or more")
+
+
+def _dims(text: str) -> tuple[int, int, int]:
+    return _checked("dims", text)
+
+
+def _jobs(text: str) -> int:
+    return _checked("whole", text, lambda v: v >= 0, "0 (one per CPU) or more")
+
+
+def _pair(text: str, read: str, ok=None, wanted: str = "") -> tuple:
+    """NAME_OR_INDEX=VALUE -> (name or index, value)."""
+    from ..config import param_key  # noqa: PLC0415
+
+    key, eq, value = (part.strip() for part in text.partition("="))
+    if not eq or not key or not value:
+        raise argparse.ArgumentTypeError(f"expected NAME_OR_INDEX=VALUE, got '{text}'")
+    try:
+        return param_key(key), _checked(read, value, ok, wanted)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{key}: {exc}") from None
+
+
+def _param(text: str) -> tuple:
+    return _pair(text, "number")
+
+
+def _extent(text: str) -> tuple:
+    return _pair(text, "whole", lambda v: v >= 0, "a byte count of 0 or more")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,28 +127,40 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run only these rules (repeatable, or comma-separated)")
     a.add_argument("--disable", action="append", default=[], metavar="RULE",
                    help="do not run this rule (repeatable, or comma-separated)")
-    a.add_argument("--time-budget", type=float, metavar="SECONDS",
-                   help="analysis time per kernel before giving up on it (default 5)")
+    a.add_argument("--time-budget", type=_seconds, metavar="SECONDS",
+                   help="analysis time per kernel before giving up on it: a finite "
+                        "number above 0 (default 5)")
     a.add_argument("--parse-only", action="store_true",
                    help="check syntax only: report parse errors and unmodelled instructions")
     launch = p.add_argument_group("launch configuration (for every kernel analysed)")
-    launch.add_argument("--block", metavar="X[,Y[,Z]]", help="block shape")
-    launch.add_argument("--grid", metavar="X[,Y[,Z]]", help="grid shape")
-    launch.add_argument("--dynamic-smem", metavar="BYTES", help="dynamic shared memory")
-    launch.add_argument("--param", action="append", default=[], metavar="NAME_OR_INDEX=VALUE",
-                        help="a parameter's value (index 0-based; repeatable)")
-    launch.add_argument("--extent", action="append", default=[], metavar="NAME_OR_INDEX=BYTES",
-                        help="size of the buffer a pointer parameter points to (repeatable)")
+    launch.add_argument("--block", type=_dims, metavar="X[,Y[,Z]]",
+                        help="block shape: 1 to 3 positive numbers, decimal or 0x hex "
+                             "(32,8 or 0x20,8); 32x8 is short for 32,8 (x separates "
+                             "decimal numbers only)")
+    launch.add_argument("--grid", type=_dims, metavar="X[,Y[,Z]]",
+                        help="grid shape, written as --block")
+    launch.add_argument("--dynamic-smem", type=_bytes, metavar="BYTES",
+                        help="dynamic shared memory: a whole number, decimal or 0x hex")
+    launch.add_argument("--param", type=_param, action="append", default=[],
+                        metavar="NAME_OR_INDEX=VALUE",
+                        help="a parameter's value (index 0-based; repeatable): a whole "
+                             "number (decimal or 0x hex) or a float (inf and nan too)")
+    launch.add_argument("--extent", type=_extent, action="append", default=[],
+                        metavar="NAME_OR_INDEX=BYTES",
+                        help="size of the buffer a pointer parameter points to, decimal "
+                             "or 0x hex (repeatable)")
     out = p.add_argument_group("output")
     out.add_argument("--format", choices=("text", "gcc", "json", "sarif"),
                      help="report format (default text)")
-    out.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    out.add_argument("--output", "-o", metavar="FILE",
+                     help="write the report to FILE (replaced only once the whole report "
+                          "is written; never one of the input files)")
     out.add_argument("--severity", choices=tuple(SEVERITIES),
                      help="minimum severity shown (default note)")
     out.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1)")
-    out.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+    out.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                      help="analyse N files (or one file's kernels) in parallel processes "
-                          "(0: one per CPU)")
+                          "(0: one per CPU; never more than one per CPU)")
     info = p.add_argument_group("information")
     info.add_argument("--version", action=_Version, help="show the version and exit")
     info.add_argument("--list-rules", action="store_true", help="list the rules and exit")
@@ -104,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return lsp_main(argv[1:])
     parser = build_parser()
+    restore, spare = _terminate_on_sigterm(), children()
     try:
         args = parser.parse_args(argv)
         return _run(parser, args)
@@ -112,9 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("ptxlint: interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Terminated) as exc:
+        end_children(spare)
+        sigterm = isinstance(exc, Terminated)
+        print(f"ptxlint: {'terminated' if sigterm else 'interrupted'}", file=sys.stderr)
+        return 128 + (signal.SIGTERM if sigterm else signal.SIGINT)
     except BrokenPipeError:  # `ptxlint ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
@@ -124,6 +201,44 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ptxlint: internal error: {type(exc).__name__}: {exc} "
               "(PTXLINT_DEBUG=1 shows the traceback)", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        restore()
+
+
+def _terminate_on_sigterm():
+    """SIGTERM raises `Terminated` in the main thread until the returned function puts
+    the old handler back. By default SIGTERM ends this process at once and its worker
+    processes, blocked on a queue nobody will write, never end."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None  # only the main thread may set handlers
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one is not delayed
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
+def children() -> set:
+    """The processes this one started and that still run (`multiprocessing`'s)."""
+    mp = sys.modules.get("multiprocessing")
+    return set(mp.active_children()) if mp is not None else set()  # none if never imported
+
+
+def end_children(spare: set = frozenset()) -> None:  # type: ignore[assignment]
+    """Kill the processes this one started, but those in `spare` (a program calling
+    `main` may have its own), and reap them: the file pool's workers, the forked
+    children sharing one file's kernels. After an interrupt nobody waits for their
+    results, and a worker may be minutes into a file."""
+    ours = children() - spare
+    for child in ours:
+        try:
+            child.kill()
+        except (OSError, ValueError):  # gone already, or closed
+            pass
+    for child in ours:
+        child.join(timeout=2)
 
 
 def console_main() -> None:
@@ -157,30 +272,80 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.files:
         parser.error("no files given (use '-' to read standard input)")
-    if args.jobs < 0:
-        parser.error("-j must be 0 (one per CPU) or more")
+    cpus = os.cpu_count() or 1
+    workers = min(args.jobs or cpus, cpus)  # more processes than CPUs only cost memory
     started = time.perf_counter()
     with collector_paused():  # for the whole run (`run.COLLECT_AFTER_BYTES`)
         jobs = run.make_jobs(args)
-        results = run.run_jobs(jobs, args.jobs or os.cpu_count() or 1,
-                               progress=_progress_wanted(args, len(jobs)))
+        if args.output:
+            _refuse_input_as_output(args.output, jobs)
+        results = run.run_jobs(jobs, workers, progress=_progress_wanted(args, len(jobs)))
         outcome = run.report(args, jobs, results, time.perf_counter() - started)
     if outcome.text is not None:
         if args.output:
-            _write_file(args.output, outcome.text)
+            write_atomically(args.output, outcome.text)
         else:
-            sys.stdout.write(outcome.text)
+            _print(outcome.text)
     for message in outcome.errors:
         print(f"ptxlint: error: {message}", file=sys.stderr)
     return outcome.exit_code
 
 
-def _write_file(path: str, text: str) -> None:
+def _refuse_input_as_output(output: str, jobs) -> None:
+    """The report would replace a file it reports on."""
+    for job in jobs:
+        try:
+            same = job.file is not None and os.path.samefile(output, job.file)
+        except (OSError, ValueError):  # either does not exist: not the same file
+            continue
+        if same:
+            raise UsageError(f"--output {output} is one of the input files")
+
+
+def _print(text: str) -> None:
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        sys.stdout.write(text)
+    except UnicodeEncodeError:  # a character the terminal's encoding lacks
+        encoding = sys.stdout.encoding or "utf-8"
+        sys.stdout.write(text.encode(encoding, "replace").decode(encoding))
+
+
+def write_atomically(path: str, text: str) -> None:
+    """The whole report to a temporary file beside `path`, then renamed over it: a run
+    that fails leaves the old file whole, never truncated or half written. A path that
+    is not a regular file (`/dev/stdout`, a FIFO) is written in place instead: renaming
+    over it would replace the device."""
+    data = text.encode("utf-8", "replace")  # a lone surrogate becomes '?', never an error
+    target = os.path.realpath(path)  # through a symlink: the link stays, its file changes
+    try:
+        try:
+            mode = os.stat(target).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            with open(target, "wb") as f:
+                f.write(data)
+            return
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(target),
+                                         prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            # mkstemp makes it 0600: keep the old file's mode, or the usual new one's
+            os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _progress_wanted(args: argparse.Namespace, files: int) -> bool:

@@ -4,10 +4,13 @@ order whatever finishes first, so `-j N` prints exactly what `-j 1` prints."""
 from __future__ import annotations
 
 import argparse
+import errno
 import fnmatch
 import gc
 import json
 import os
+import signal
+import stat
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
@@ -18,10 +21,10 @@ from pathlib import Path
 from .. import config
 from ..diagnostics import CudaLocation, Diagnostic, Severity
 from ..ir.build import PARSE_ERROR
-from ..launch import LaunchConfig, parse_dims
+from ..launch import LaunchConfig
 from ..lint import LintOptions
 from ..report import CONFIG_ERROR, INTERNAL_ERROR, catalog, rule_info
-from . import UsageError
+from . import UsageError, children, end_children
 
 STDIN = "<stdin>"
 FAILURES = frozenset({PARSE_ERROR, "launch-config", CONFIG_ERROR, INTERNAL_ERROR})
@@ -52,7 +55,7 @@ class FileResult:
 def make_jobs(args: argparse.Namespace) -> list[Job]:
     overrides = config.Overrides(
         arch=args.arch, enable=_rules(args.enable) or None, disable=_rules(args.disable),
-        time_budget=_positive(args.time_budget, "--time-budget"),
+        time_budget=args.time_budget,
         kernels=tuple(args.kernel), launch=launch_from_args(args))
     stdin = sys.stdin.read() if "-" in args.files else None
     jobs = []
@@ -84,66 +87,34 @@ def _settings(path: str, overrides: config.Overrides, severity: str | None) -> t
 
 
 def expand(paths: Iterable[str]) -> Iterator[str]:
-    """Files as given; a directory stands for the `.ptx` files under it."""
+    """Files as given; a directory stands for the `.ptx` files under it, special files
+    too (a FIFO, a device): they are reported as unreadable, not skipped in silence."""
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            yield from sorted(str(p) for p in Path(path).rglob("*.ptx") if p.is_file())
+            yield from sorted(str(p) for p in Path(path).rglob("*.ptx")
+                              if p.exists() and not p.is_dir())
         else:
             yield path
 
 
 def launch_from_args(args: argparse.Namespace) -> LaunchConfig | None:
-    if not (args.block or args.grid or args.dynamic_smem or args.param or args.extent):
+    """The launch options, each already a checked number (`cli._dims` and the others);
+    here only what needs them together (1024 threads a block at most)."""
+    given = (args.block, args.grid, args.dynamic_smem)
+    if all(v is None for v in given) and not args.param and not args.extent:
         return None
     try:
-        return LaunchConfig(
-            block=parse_dims(args.block) if args.block else None,
-            grid=parse_dims(args.grid) if args.grid else None,
-            dynamic_smem=int(args.dynamic_smem, 0) if args.dynamic_smem else None,
-            params=_pairs(args.param, "--param", integer=False),
-            extents=_pairs(args.extent, "--extent", integer=True))
+        return LaunchConfig(block=args.block, grid=args.grid, dynamic_smem=args.dynamic_smem,
+                            params=dict(args.param), extents=dict(args.extent))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
 
-def _pairs(items: list[str], option: str, integer: bool) -> dict:
-    out: dict = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or not key or not value.strip():
-            raise ValueError(f"{option} expects NAME_OR_INDEX=VALUE, got '{item}'")
-        try:
-            number: int | float = int(value, 0)
-        except ValueError:
-            if integer:
-                raise ValueError(f"{option} {key}: '{value}' is not a whole number") from None
-            try:
-                number = float(value)
-            except ValueError:
-                raise ValueError(f"{option} {key}: '{value}' is not a number") from None
-        out[int(key) if key.isdigit() else key] = number
-    return out
-
-
-def _positive(value: float | None, option: str) -> float | None:
-    if value is not None and value <= 0:
-        raise UsageError(f"{option} must be positive")
-    return value
-
-
 def _rules(values: list[str]) -> tuple[str, ...]:
     names = tuple(r.strip() for v in values for r in v.split(",") if r.strip())
-    if names:
-        try:
-            from ..rules.base import ALIASES  # noqa: PLC0415
-
-            known = {r.id for r in catalog()} | set(ALIASES)
-        except Exception:  # a rule module that does not import: each file reports it
-            return names
-        for name in names:
-            if name not in known:
-                raise UsageError(f"unknown rule '{name}' (see --list-rules)")
+    bad = config.unknown_rules(names)
+    if bad:
+        raise UsageError(f"unknown rule '{bad[0]}' (see --list-rules)")
     return names
 
 
@@ -180,27 +151,51 @@ def _collect_before(size: int) -> None:
 
 # ---------------------------------------------------------------- running
 def lint_job(job: Job) -> FileResult:
-    """One file, never raising: failures become diagnostics."""
+    """One file, never raising: failures become diagnostics on it (a MemoryError too),
+    so the other files are reported with -j 1 as they are with -j N."""
     if job.failure is not None:
         return FileResult(job.path, [job.failure])
     try:
-        text = job.text if job.file is None else _read(job.file)
-    except OSError as exc:
-        return FileResult(job.path, [Diagnostic(
-            PARSE_ERROR, Severity.ERROR, f"cannot read file: {exc.strerror or exc}",
-            job.path, None)])
-    _collect_before(len(text or ""))
+        text = (job.text if job.file is None else _read(job.file)) or ""
+    except Exception as exc:  # noqa: BLE001
+        return FileResult(job.path, [cannot_read(job.path, exc)])
     try:
-        return _lint(job, text or "")
+        _collect_before(len(text))
+        return _lint(job, text)
     except Exception as exc:  # noqa: BLE001  (reported, never a traceback)
         if os.environ.get("PTXLINT_DEBUG"):
             raise
         return FileResult(job.path, [internal_error(job.path, exc)], text)
 
 
+SPECIAL_FILES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                 (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                 (stat.S_ISSOCK, "a socket"))
+
+
 def _read(path: str) -> str:
-    with open(path, encoding="utf-8", errors="replace") as f:
+    """A regular file's text. Anything else is refused before a byte is read: a FIFO
+    blocks until a writer comes, /dev/zero never ends. Opened without blocking (a
+    FIFO's open waits for a writer too) and checked on the open file, so nothing can
+    swap it in between."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in SPECIAL_FILES if test(mode)), "special")
+            raise OSError(errno.EINVAL, f"not a regular file ({kind})")
+        f = open(fd, encoding="utf-8", errors="replace", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
         return f.read()
+
+
+def cannot_read(path: str, exc: BaseException) -> Diagnostic:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+        "out of memory" if isinstance(exc, MemoryError) else f"{type(exc).__name__}: {exc}"
+    return Diagnostic(PARSE_ERROR, Severity.ERROR, f"cannot read file: {reason}", path, None)
 
 
 def _lint(job: Job, text: str) -> FileResult:
@@ -239,12 +234,24 @@ def run_jobs(jobs: list[Job], workers: int, progress: bool = False) -> list[File
     workers = min(workers, len(jobs))
     if workers <= 1:
         return _collect(map(lint_job, jobs), jobs, progress)
-    pool = ProcessPoolExecutor(max_workers=workers)
+    spare = children()
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_signals)
     try:
-        futures = [pool.submit(lint_job, job) for job in jobs]  # workers fork here,
-        return _collect((_outcome(f, j) for f, j in zip(futures, jobs)), jobs, progress)
-    finally:  # before any progress thread starts
-        pool.shutdown(wait=True, cancel_futures=True)
+        # workers fork here, before any progress thread starts
+        futures = [pool.submit(lint_job, job) for job in jobs]
+        results = _collect((_outcome(f, j) for f, j in zip(futures, jobs)), jobs, progress)
+    except BaseException:  # Ctrl-C, SIGTERM (`cli.Terminated`): a shutdown would wait
+        end_children(spare)  # for the files being linted, minutes maybe; the workers go now
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
+
+
+def _worker_signals() -> None:
+    """A worker dies of SIGTERM: the parent's handler, inherited through fork, would
+    raise in the middle of a file and the worker would report that and go on."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _outcome(future: Future, job: Job) -> FileResult:
@@ -418,4 +425,4 @@ def explain(rule_id: str) -> str:
 
 
 __all__ = ["Job", "FileResult", "make_jobs", "run_jobs", "lint_job", "report", "list_rules",
-           "explain", "cuda_path", "cuda_sources", "internal_error", "Outcome"]
+           "explain", "cuda_path", "cuda_sources", "internal_error", "cannot_read", "Outcome"]

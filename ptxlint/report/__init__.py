@@ -83,6 +83,20 @@ _BUILTIN = {
 }
 
 
+def path_bytes(path: str) -> bytes:
+    """A path's bytes as the file system has them: Python keeps a name's bytes that
+    are not UTF-8 as lone surrogates (`os.fsdecode`), which no encoder writes."""
+    try:
+        return path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file name made (an editor's URI)
+        return path.encode("utf-8", "replace")
+
+
+def shown_path(path: str) -> str:
+    """A path as reports print it: each byte that is not UTF-8 becomes U+FFFD."""
+    return path if path.isascii() else path_bytes(path).decode("utf-8", "replace")
+
+
 def pascal_name(rule_id: str) -> str:
     return "".join(part.capitalize() for part in rule_id.split("-"))
 
@@ -111,5 +125,5 @@ def rule_info(rule_id: str) -> RuleInfo | None:
     return next((r for r in rules if r.id == wanted), None)
 
 
-__all__ = ["RuleInfo", "catalog", "rule_info", "pascal_name", "INTERNAL_ERROR", "CONFIG_ERROR",
-           "DOCS_DIR"]
+__all__ = ["RuleInfo", "catalog", "rule_info", "pascal_name", "shown_path", "path_bytes",
+           "INTERNAL_ERROR", "CONFIG_ERROR", "DOCS_DIR"]

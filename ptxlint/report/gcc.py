@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic
+from . import shown_path
 
 
 def line(d: Diagnostic) -> str:
-    where = f"{d.file}:{d.line}:{d.column}" if d.span is not None else d.file
+    path = shown_path(d.file)
+    where = f"{path}:{d.line}:{d.column}" if d.span is not None else path
     message = " ".join(d.message.split("\n"))
     return f"{where}: {d.severity}: {message} [{d.rule}]"
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import __version__
 from ..diagnostics import Diagnostic
+from . import shown_path
 
 SCHEMA_VERSION = 1
 
@@ -17,6 +18,9 @@ SCHEMA_VERSION = 1
 def diagnostic(d: Diagnostic) -> dict[str, Any]:
     """One entry of `diagnostics`: `Diagnostic.to_json` plus the label, notes and help."""
     out = d.to_json()
+    out["file"] = shown_path(d.file)
+    if d.cuda is not None:
+        out["cuda_file"] = shown_path(d.cuda.file)
     out["details"] = jsonable(out["details"])
     out["label"] = d.label
     out["notes"] = list(d.notes)

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..diagnostics import Diagnostic, Severity
-from . import RuleInfo, pascal_name
+from . import RuleInfo, pascal_name, path_bytes
 from .json import jsonable
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -52,7 +52,7 @@ def document(diagnostics: Iterable[Diagnostic], rules: Sequence[RuleInfo], *,
     driver["rules"] = [_rule(r, docs_base) for r in rules]
     run: dict[str, Any] = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints"}
     if root is not None:
-        run["originalUriBaseIds"] = {SRCROOT: {"uri": Path(root).resolve().as_uri() + "/"}}
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": _file_uri(Path(root).resolve()) + "/"}}
     run["results"] = [_result(d, index[d.rule], root) for d in diagnostics]
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
@@ -117,7 +117,8 @@ def _result(d: Diagnostic, rule_index: int, root: str | None) -> dict[str, Any]:
 
 
 def _artifact(path: str, root: str | None) -> dict[str, Any]:
-    """A path relative to `root` when it lies inside it, else a `file:` URI."""
+    """A path relative to `root` when it lies inside it, else a `file:` URI. URIs
+    percent-encode the name's bytes, those that are not UTF-8 included (`%FF`)."""
     p = Path(path)
     if root is not None:
         base = Path(root).resolve()
@@ -125,11 +126,22 @@ def _artifact(path: str, root: str | None) -> dict[str, Any]:
         try:
             relative = absolute.resolve().relative_to(base)
         except ValueError:
-            return {"uri": absolute.as_uri() if absolute.is_absolute() else quote(path)}
-        return {"uri": quote(str(PurePosixPath(*relative.parts))), "uriBaseId": SRCROOT}
+            return {"uri": _file_uri(absolute) if absolute.is_absolute() else _quote(path)}
+        return {"uri": _quote(str(PurePosixPath(*relative.parts))), "uriBaseId": SRCROOT}
     if p.is_absolute():
-        return {"uri": p.as_uri()}
-    return {"uri": quote(p.as_posix())}
+        return {"uri": _file_uri(p)}
+    return {"uri": _quote(p.as_posix())}
+
+
+def _quote(path: str) -> str:
+    return quote(path_bytes(path))
+
+
+def _file_uri(path: Path) -> str:
+    try:
+        return path.as_uri()  # quotes the bytes `os.fsencode` gives (a Windows drive too)
+    except (UnicodeEncodeError, ValueError):  # a surrogate no file name made
+        return "file://" + _quote(path.as_posix())
 
 
 __all__ = ["render", "document", "LEVEL", "SCHEMA"]

@@ -32,6 +32,7 @@ from rich.style import Style
 
 from ..diagnostics import Diagnostic, Severity
 from ..source import SourceFile
+from . import shown_path
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow",
                   Severity.NOTE: "bold cyan"}
@@ -115,17 +116,18 @@ class _Sources:
 
 def diagnostic_lines(d: Diagnostic, sources: _Sources) -> list[Line]:
     style = SEVERITY_STYLE[d.severity]
-    text = None
+    text, base = None, 0  # the line and the 0-based column it starts at
     if d.span is not None:
         text = sources.line(d.file, d.line)
         excerpt = d.details.get("excerpt")
         if text is None and isinstance(excerpt, str):
-            text = excerpt
+            text, base = excerpt, d.details.get("excerpt_col", 1) - 1
     cuda_text = _cuda_text(d, sources)
     numbers = [d.line] + ([d.cuda.line] if cuda_text is not None and d.cuda else []) \
         + [r.line for r in d.related]
     width = max(len(str(n)) for n in numbers)
-    where = f"{d.file}:{d.line}:{d.column}" if d.span is not None else d.file
+    path = shown_path(d.file)  # `sources` stay keyed by the name as given
+    where = f"{path}:{d.line}:{d.column}" if d.span is not None else path
     out: list[Line] = [[(f"{d.severity}[{d.rule}]", style), (f": {d.message}", "bold")],
                        [(" " * max(width, 2) + "--> ", GUTTER), (where, "")]]
     if text is not None:
@@ -133,11 +135,14 @@ def diagnostic_lines(d: Diagnostic, sources: _Sources) -> list[Line]:
         above = [r for r in d.related if r.line == d.line - 1]
         out.append(_gutter(width))
         if context is not None and (context.strip() or above):
-            out.append(_numbered(width, d.line - 1, context))
+            out.append(_numbered(width, d.line - 1, context[:SHOWN_CHARS]))
             out += [_gutter(width) + [(" ", "")] + _related_marks(r, context, style)
                     for r in above]
-        out.append(_numbered(width, d.line, text))
-        out.append(_gutter(width) + [(" ", "")] + _underline(text, d, "^", style, d.label))
+        cut = _cut(text, d.column - base)
+        shown = text[cut:cut + SHOWN_CHARS]
+        out.append(_numbered(width, d.line, shown))
+        out.append(_gutter(width) + [(" ", "")]
+                   + _underline(shown, d, "^", style, d.label, shift=base + cut))
         out += _related_lines(d, sources, width, style)
     if d.cuda is not None and d.cuda.line >= 1:
         out += _cuda_lines(d, width, cuda_text)
@@ -181,7 +186,8 @@ def _cuda_text(d: Diagnostic, sources: _Sources) -> str | None:
 def _cuda_lines(d: Diagnostic, width: int, text: str | None) -> list[Line]:
     cuda = d.cuda
     assert cuda is not None
-    where = f"{cuda.file}:{cuda.line}" + (f":{cuda.column}" if cuda.column > 0 else "")
+    column = f":{cuda.column}" if cuda.column > 0 else ""
+    where = f"{shown_path(cuda.file)}:{cuda.line}{column}"
     out: list[Line] = [_gutter(width), [(" " * max(width, 2) + "::: ", GUTTER), (where, "")]]
     if text is not None:
         out.append(_gutter(width))
@@ -196,15 +202,28 @@ def _gutter(width: int) -> Line:
     return [(" " * width + " |", GUTTER)]
 
 
+SHOWN_CHARS = 1000  # of a source line, at most
+
+
 def _numbered(width: int, number: int, text: str) -> Line:
     return [(f"{number:>{width}} |", GUTTER), (f" {text}", "")]
 
 
-def _underline(text: str, d: Diagnostic, mark: str, style: str, label: str | None) -> Line:
+def _cut(text: str, column: int) -> int:
+    """Where the shown part of a long line starts: SHOWN_CHARS around `column` (a line
+    of megabytes is shown as a window, not whole)."""
+    if len(text) <= SHOWN_CHARS:
+        return 0
+    return max(0, min(column - 1 - SHOWN_CHARS // 2, len(text) - SHOWN_CHARS))
+
+
+def _underline(text: str, d: Diagnostic, mark: str, style: str, label: str | None,
+               shift: int = 0) -> Line:
+    """Marks under the span; `text` is the line from its column `shift` + 1 on."""
     span = d.span
     assert span is not None
-    end = span.end_col if span.end_line == span.line else len(text) + 1
-    return _marks(text, span.col, end, mark, style, label)
+    end = span.end_col - shift if span.end_line == span.line else len(text) + 1
+    return _marks(text, span.col - shift, min(end, len(text) + 1), mark, style, label)
 
 
 def _marks(text: str, start: int, end: int, mark: str, style: str,

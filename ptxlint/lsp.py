@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 from . import __version__, config
 from .diagnostics import Diagnostic, Severity
@@ -32,9 +34,16 @@ from .source import SourceFile
 try:
     from lsprotocol import types as lsp
     from pygls.lsp.server import LanguageServer
+    from pygls.protocol import LanguageServerProtocol
+    from pygls.protocol.language_server import lsp_method
 except ImportError:  # pragma: no cover - reported by main()
     lsp = None  # type: ignore[assignment]
-    LanguageServer = object  # type: ignore[assignment,misc]
+    LanguageServer = LanguageServerProtocol = object  # type: ignore[assignment,misc]
+
+    def lsp_method(method_name):  # type: ignore[no-redef]
+        return lambda f: f
+
+log = logging.getLogger("ptxlint.lsp")
 
 DEBOUNCE = 0.15  # seconds
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
@@ -151,6 +160,19 @@ def _cuda_related(d: Diagnostic, ptx_path: str):
         message="CUDA source of this line")]
 
 
+class _Protocol(LanguageServerProtocol):  # type: ignore[misc,valid-type]
+    @lsp_method("textDocument/didChange")
+    def lsp_text_document__did_change(self, params):
+        """pygls applies a change to a document it does not hold with a KeyError, which
+        editors show as an error dialog; a client that changes a document it never
+        opened (or already closed) gets nothing instead."""
+        # the workspace keys its documents by the unquoted URI
+        if unquote(params.text_document.uri) not in self.workspace.text_documents:
+            log.info("ignored a change to %s, which is not open", params.text_document.uri)
+            return
+        yield from super().lsp_text_document__did_change(params)
+
+
 @dataclass
 class _Document:
     generation: int = 0
@@ -160,7 +182,7 @@ class _Document:
 
 class PtxlintServer(LanguageServer):  # type: ignore[misc,valid-type]
     def __init__(self):
-        super().__init__("ptxlint", __version__)
+        super().__init__("ptxlint", __version__, protocol_cls=_Protocol)
         self.analyzer = Analyzer()
         self.documents: dict[str, _Document] = {}
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ptxlint")
@@ -186,6 +208,9 @@ class PtxlintServer(LanguageServer):  # type: ignore[misc,valid-type]
         doc.timer = loop.call_later(delay, start)
 
     async def analyse(self, uri: str, generation: int) -> None:
+        state = self.documents.get(uri)
+        if state is None or state.generation != generation:
+            return  # closed before this started: the workspace would read the disk
         document = self.workspace.get_text_document(uri)
         encoding = str(getattr(self.workspace, "position_encoding", None) or "utf-16")
         loop = asyncio.get_running_loop()

@@ -280,6 +280,55 @@ def test_other_languages_are_left_alone(client, tmp_path):
     assert not [m for m in client.seen if (m.get("params") or {}).get("uri") == uri]
 
 
+def test_notifications_for_a_document_that_is_not_open_are_ignored(client, tmp_path):
+    """A client may send a change, a save or a close for a document it never opened
+    (or closed already): the server must not answer with an error, which editors show
+    as a dialog, and must go on serving."""
+    ghost = (tmp_path / "ghost.ptx").as_uri()
+    edit = {"range": {"start": {"line": 0, "character": 0},
+                      "end": {"line": 0, "character": 0}}, "text": "// x\n"}
+    client.notify("textDocument/didChange", {"textDocument": {"uri": ghost, "version": 2},
+                                             "contentChanges": [edit]})
+    client.notify("textDocument/didChange", {"textDocument": {"uri": ghost, "version": 3},
+                                             "contentChanges": [{"text": GOOD}]})
+    client.notify("textDocument/didSave", {"textDocument": {"uri": ghost}})
+    client.notify("textDocument/didClose", {"textDocument": {"uri": ghost}})
+    # the same document opened afterwards is served from its own text
+    bad = GOOD.replace("%tid.x;", "%r8;")
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": ghost, "languageId": "ptx", "version": 4, "text": bad}})
+    [d] = client.diagnostics(ghost, 4)
+    assert d["code"] == "parse-error" and "%r8" in d["message"]
+    errors = [m for m in client.seen if m.get("method") in ("window/showMessage",
+                                                            "window/logMessage")
+              and m["params"]["type"] == 1]
+    assert errors == []
+    assert [m["params"].get("version") for m in client.seen
+            if m.get("method") == "textDocument/publishDiagnostics"] == [4]
+    assert client.close() == 0
+
+
+def test_a_huge_line_of_errors_gives_a_bounded_report(client, tmp_path):
+    """A 200 KB line holding 11,000 undeclared registers: the parser reports at most
+    ~100 errors per file and quotes at most ~200 characters of a line (ir/build.py),
+    and the server must not expand them again (messages built from source lines,
+    excerpts sent as data), so the diagnostics come quickly and stay small."""
+    line = "\t" + "mov.u32 %r1, %r9; " * 11_000 + "\n"
+    text = GOOD.replace("\tret;\n", line + "\tret;\n")
+    assert len(line) > 190_000
+    uri = (tmp_path / "huge.ptx").as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "ptx", "version": 1, "text": text}})
+    message = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                          and m["params"]["uri"] == uri, timeout=30)
+    found = message["params"]["diagnostics"]
+    assert 1 <= len(found) <= 101
+    assert all(d["code"] == "parse-error" for d in found)
+    assert {d["range"]["start"]["line"] for d in found} == {7}
+    assert max(len(json.dumps(d)) for d in found) < 2_000
+    assert client.close() == 0
+
+
 # ---------------------------------------------------------------- in process
 def test_positions_in_each_encoding():
     from ptxlint.diagnostics import Diagnostic, Severity

@@ -38,7 +38,7 @@ from typing import Any
 
 from . import arch as arch_mod
 from .diagnostics import Severity
-from .launch import LaunchConfig
+from .launch import LaunchConfig, parse_dims
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -344,13 +344,9 @@ class _Getter:
 
 
 # ---------------------------------------------------------------- numbers in settings
-# Shared with the command line. A `0x` prefix always starts a hex number, so `x`
-# separates dimensions only between decimal numbers: `0x20,8` is (32, 8), `32x8` is
-# (32, 8) and `0x8` is 8, never "0 by 8" (no block or grid has a 0 dimension anyway).
+# Shared with the command line (shapes: `launch.parse_dims`, as `dims` here).
 _WHOLE = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
-_DIM = r"\s*(0[xX][0-9a-fA-F]+|[0-9]+)\s*"
-_DIMS = (re.compile(rf"{_DIM}(?:,{_DIM})?(?:,{_DIM})?"),
-         re.compile(r"\s*([0-9]+)\s*(?:x\s*([0-9]+)\s*)?(?:x\s*([0-9]+)\s*)?"))
+dims = parse_dims
 
 
 def whole(text: str) -> int:
@@ -383,15 +379,6 @@ def finite(text: str) -> float:
     if not math.isfinite(v):
         raise ValueError(f"'{text}' is not a finite number")
     return v
-
-
-def dims(text: str) -> tuple[int, int, int]:
-    """`32,8`, `0x20,8` or `32x8` -> (32, 8, 1): one to three positive whole numbers."""
-    m = _DIMS[0].fullmatch(text) or _DIMS[1].fullmatch(text)
-    nums = [int(g, 16 if g[:2].lower() == "0x" else 10) for g in m.groups() if g] if m else []
-    if not nums or any(n < 1 for n in nums):
-        raise ValueError(f"expected 1 to 3 positive integers like '32,8', got '{text}'")
-    return (*nums, 1, 1, 1)[:3]  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -50,14 +50,21 @@ AXES = ("x", "y", "z")
 Dims = tuple[int, int, int]
 
 
+# A `0x` prefix always starts a hex number, so `x` separates dimensions only between
+# decimal numbers: `0x20,8` is (32, 8), `32x8` is (32, 8) and `0x8` is 8, never "0 by 8"
+# (no block or grid has a 0 dimension anyway).
+_DIM = r"\s*(0[xX][0-9a-fA-F]+|[0-9]+)\s*"
+_DIMS = (re.compile(rf"{_DIM}(?:,{_DIM})?(?:,{_DIM})?"),
+         re.compile(r"\s*([0-9]+)\s*(?:x\s*([0-9]+)\s*)?(?:x\s*([0-9]+)\s*)?"))
+
+
 def parse_dims(text: str) -> Dims:
-    """`"32,8"` or `"32x8"` -> `(32, 8, 1)`: one to three positive integers."""
-    parts = [p.strip() for p in re.split(r"[,x]", text.strip())]
-    try:
-        nums = [int(p, 0) for p in parts]
-    except ValueError:
-        nums = []
-    if not 1 <= len(nums) <= 3 or any(n < 1 for n in nums):
+    """`32,8`, `0x20,8` or `32x8` -> (32, 8, 1): one to three positive whole numbers
+    (the command line, the config, the hook and the samples' launch lines read shapes
+    with this one function)."""
+    m = _DIMS[0].fullmatch(text) or _DIMS[1].fullmatch(text)
+    nums = [int(g, 16 if g[:2].lower() == "0x" else 10) for g in m.groups() if g] if m else []
+    if not nums or any(n < 1 for n in nums):
         raise ValueError(f"expected 1 to 3 positive integers like '32,8', got '{text}'")
     return _dims(tuple(nums))
 

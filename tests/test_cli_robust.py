@@ -459,3 +459,10 @@ def test_a_signal_to_the_parent_ends_its_workers_promptly(signum, files, tmp_pat
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # whatever a failing run left
         proc.wait()
+
+
+def test_sample_launch_lines_read_shapes_as_the_command_line_does():
+    from ptxlint.launch import LaunchConfig
+
+    config = LaunchConfig.parse("block=0x20,8 grid=32x4")
+    assert (config.block, config.grid) == ((32, 8, 1), (32, 4, 1))

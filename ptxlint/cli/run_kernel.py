@@ -125,7 +125,7 @@ def parse_args_list(items: list[str], max_memory: int) -> dict:
         name, eq, value = item.partition("=")
         if not eq or not name:
             raise ArgError(f"expected NAME=VALUE, got '{item}'")
-        key = int(name) if name.isdigit() else name
+        key = int(name) if name.isascii() and name.isdigit() else name
         out[key] = parse_value(value, budget)
     return out
 

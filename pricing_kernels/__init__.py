@@ -3,8 +3,9 @@ pre-launch hook before every launch, and run on a GPU, on ptxlint's CPU emulator
 re-enacted in numpy on the CPU (docs/pricing.md).
 
     from pricing_kernels import Spec, price
-    result = price(Spec("asian-call", steps=64, paths=100_000), device="cpu")
-    result.price, result.stderr, result.reference
+    result = price(Spec("asian-call", steps=64, paths=100_000), device="cpu",
+                   reference=True)
+    result.price, result.stderr, result.reference, result.reference_error
 """
 from .pricer import Result, price
 from .spec import InputError, Spec

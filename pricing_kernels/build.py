@@ -9,10 +9,15 @@ Options: `--gpu-architecture=compute_XX` (PTX for that target), `-lineinfo` (PTX
 lines, so ptxlint's findings point back into the .cu), `--std=c++17`, the source's own
 directory and `kernels/` as include paths, and every compile-time constant as `-DNAME=V`.
 
-The cache key hashes the source and every header of `kernels/`, the options and the
-compiler's version, so a new NVRTC or an edited header never reuses stale PTX. The
-directory is `$PRICING_CACHE_DIR`, else `<repo>/.cache/pricing` in a source checkout
-(`.cache/` is ignored by git), else `~/.cache/ptxlint/pricing`.
+NVRTC programs are named by the source's real path, so the PTX's `.file` lines (and
+ptxlint's findings, which quote them) point at the file in `kernels/`, not at a name
+NVRTC resolves against the current directory.
+
+The cache key hashes the source's path and text, every header of `kernels/`, the options
+and the compiler's version, so a new NVRTC or an edited header never reuses stale PTX.
+The directory is `$PRICING_CACHE_DIR`, else the user's cache directory:
+`$XDG_CACHE_HOME/ptxlint-pricing` or `~/.cache/ptxlint-pricing` (`%LOCALAPPDATA%` on
+Windows); never the current checkout.
 """
 from __future__ import annotations
 
@@ -88,14 +93,30 @@ def compile_ptx(source: str, arch: str | int = "sm_80",
 
 
 def default_cache_dir() -> Path:
+    """`$PRICING_CACHE_DIR`, else `ptxlint-pricing` in the user's cache directory."""
     env = os.environ.get("PRICING_CACHE_DIR")
     if env:
         return Path(env)
-    repo = KERNELS.parent.parent
-    if (repo / "pyproject.toml").is_file() and (repo / "ptxlint").is_dir():
-        return repo / ".cache" / "pricing"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "ptxlint" / "pricing"
+    base = os.environ.get("XDG_CACHE_HOME") or (
+        os.environ.get("LOCALAPPDATA") if os.name == "nt" else None)
+    return (Path(base) if base else Path.home() / ".cache") / "ptxlint-pricing"
+
+
+def supported_archs() -> tuple[int, ...]:
+    """The compute capabilities the compiler can target (NVRTC's list, or nvcc's
+    `--list-gpu-arch`); () without a compiler."""
+    try:
+        return _backend("auto").archs
+    except BuildError:
+        return ()
+
+
+def target_arch(cc: int) -> int:
+    """The architecture to build for a device of compute capability `cc`: `cc` itself,
+    or for a GPU newer than the compiler, the newest one the compiler supports below it
+    (PTX for compute_XX is JIT-compiled by the driver for any newer device)."""
+    below = [a for a in supported_archs() if a <= cc]
+    return cc if cc in below or not below else max(below)
 
 
 def available() -> str | None:
@@ -112,11 +133,15 @@ class _Nvrtc:
         self.nvrtc = _load_nvrtc()
         err, major, minor = self.nvrtc.nvrtcVersion()
         self.version = f"nvrtc {major}.{minor}"
+        err, archs = self.nvrtc.nvrtcGetSupportedArchs()
+        self.archs = tuple(sorted(int(a) for a in archs)) \
+            if err == self.nvrtc.nvrtcResult.NVRTC_SUCCESS else ()
 
     def compile(self, path: Path, options: tuple[str, ...]) -> str:
         nv = self.nvrtc
         opts = [o.encode() for o in (*options, *_include_options(path))]
-        err, prog = nv.nvrtcCreateProgram(path.read_bytes(), _name(path).encode(), 0, [], [])
+        # the real path: NVRTC writes the program name into the PTX's `.file` lines
+        err, prog = nv.nvrtcCreateProgram(path.read_bytes(), str(path).encode(), 0, [], [])
         _check_nvrtc(nv, err, "nvrtcCreateProgram")
         try:
             (err,) = nv.nvrtcCompileProgram(prog, len(opts), opts)
@@ -141,6 +166,9 @@ class _Nvcc:
         out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
         m = re.search(r"release (\d+\.\d+)", out)
         self.version = f"nvcc {m.group(1) if m else 'unknown'}"
+        listed = subprocess.run([exe, "--list-gpu-arch"], capture_output=True,
+                                text=True).stdout
+        self.archs = tuple(sorted({int(a) for a in re.findall(r"compute_(\d+)", listed)}))
 
     def compile(self, path: Path, options: tuple[str, ...]) -> str:
         arch = options[0].split("=", 1)[1]
@@ -232,7 +260,9 @@ def _name(path: Path) -> str:
 # ---- cache -----------------------------------------------------------------------------------
 def _cache_key(path: Path, options: tuple[str, ...], version: str) -> str:
     h = hashlib.sha256()
-    h.update(_name(path).encode() + b"\0" + path.read_bytes() + b"\0")
+    # the real path too: it is written into the PTX (`.file`), and a moved checkout
+    # must not get PTX naming the old place
+    h.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
     for header in sorted(KERNELS.rglob("*.cuh")):
         h.update(_name(header).encode() + b"\0" + header.read_bytes() + b"\0")
     h.update("\0".join(options).encode() + b"\0" + version.encode())
@@ -256,4 +286,4 @@ def _store(target: Path, ptx: str) -> None:
 
 
 __all__ = ["Build", "BuildError", "compile_ptx", "parse_arch", "available",
-           "default_cache_dir", "KERNELS", "MIN_ARCH"]
+           "default_cache_dir", "supported_archs", "target_arch", "KERNELS", "MIN_ARCH"]

@@ -4,7 +4,24 @@ emulator back ends run it and the pre-launch hook lints it with exactly these va
 
 Arguments are `Buffer`s (a numpy array: its bytes are the initial contents and its size
 is the extent the hook is told) and `Scalar`s (a value and its C type), in the kernel's
-parameter order.
+parameter order. An argument's name is its role (`partial`, `levels`), which the pricer
+shows in findings instead of the PTX parameter name (`european_param_0`).
+
+A `Scalar` with `control=False` cannot change a finding: the kernel uses it as data only
+(market data, the Philox key and counter offset), never in an address, a loop bound or a
+branch. The pre-launch hook is given only the other scalars, so its cache (keyed on
+what it is given) serves a new spot, strike, rate, volatility or seed without analysing
+the kernel again. Which scalars are data is read off the kernels:
+
+- `european`, `asian`, `everest`: `first_sample`, `seed_lo`, `seed_hi` only feed the
+  Philox counter and key (LCG and MT states are seeded on the host); `spot`, `strike`,
+  `mu`, `sig` only the arithmetic. `n_samples` bounds the sample loop and `steps` the
+  Asian's step loop (control); `is_put` picks the payoff (kept: two values at most).
+- `binomial`: `u`, `u_pass`, `u_delta`, `pu`, `pd` are data; `steps` sizes the level and
+  bounds every loop, `american` guards the exercise branch, `is_put` picks the payoff
+  (control).
+- `reduce_final` `count`, `philox_raw`/`normals`/`box_muller` `n`, `lcg_raw` `draws`,
+  `mt_raw` `twists`: bounds (control); the Philox counters and keys are data.
 """
 from __future__ import annotations
 
@@ -19,6 +36,7 @@ from .spec import Spec
 
 BLOCK = 256  # threads per block of the Monte Carlo and generator kernels
 CACHE_SIZE = 256  # lattice tile = threads per lattice block
+CACHE_DELTA = 32  # lattice levels stepped inside the tile per pass
 MAX_BLOCKS = 1024  # Monte Carlo grids stop here and stride over the rest
 RNG_IDS = {"philox": 1, "lcg": 2, "mt": 3}
 NORMALS_IDS = {"thread": 1, "paired": 2}
@@ -35,7 +53,8 @@ class Buffer:
 class Scalar:
     name: str
     value: int | float
-    dtype: type = np.uint32  # np.uint32, np.int32 or np.float32
+    dtype: type = np.uint32  # np.uint32, np.uint64, np.int32, np.float32 or np.float64
+    control: bool = True  # False: data only, cannot change a finding (module docstring)
 
     def array(self) -> np.ndarray:
         return np.array([self.value], dtype=self.dtype)
@@ -52,9 +71,10 @@ class Launch:
     dynamic_smem: int = 0
 
     def lint_params(self) -> dict[int, int | float]:
-        """Scalar values by parameter index, as the pre-launch hook takes them."""
-        return {i: (float(a.value) if a.dtype == np.float32 else int(a.value))
-                for i, a in enumerate(self.args) if isinstance(a, Scalar)}
+        """The values of the scalars that can change a finding (`control`), by parameter
+        index, as the pre-launch hook takes them."""
+        return {i: (float(a.value) if np.dtype(a.dtype).kind == "f" else int(a.value))
+                for i, a in enumerate(self.args) if isinstance(a, Scalar) and a.control}
 
     def lint_extents(self) -> dict[int, int]:
         return {i: a.data.nbytes for i, a in enumerate(self.args) if isinstance(a, Buffer)}
@@ -62,11 +82,19 @@ class Launch:
     def outputs(self) -> list[str]:
         return [a.name for a in self.args if isinstance(a, Buffer) and a.output]
 
+    def roles(self) -> dict[int, str]:
+        """Each argument's name (its role) by parameter index."""
+        return {i: a.name for i, a in enumerate(self.args)}
+
 
 # ---- Monte Carlo -----------------------------------------------------------------------------
 def mc_defines(spec: Spec) -> dict[str, int]:
-    return {"BLOCK": BLOCK, "RNG": RNG_IDS[spec.rng], "NORMALS": NORMALS_IDS[spec.normals],
-            "ANTITHETIC": int(spec.antithetic), "NASSETS": spec.assets}
+    """NASSETS only for the Everest note: the other products ignore `--assets`."""
+    defines = {"BLOCK": BLOCK, "RNG": RNG_IDS[spec.rng], "NORMALS": NORMALS_IDS[spec.normals],
+               "ANTITHETIC": int(spec.antithetic)}
+    if spec.product == "everest":
+        defines["NASSETS"] = spec.assets
+    return defines
 
 
 def mc_items(spec: Spec, samples: int) -> int:
@@ -110,7 +138,13 @@ def mc_scalars(spec: Spec) -> tuple[float, float]:
     return (spec.rate - 0.5 * spec.vol * spec.vol) * dt, spec.vol * math.sqrt(dt)
 
 
-def mc_launch(spec: Spec, samples: int) -> Launch:
+def mc_launch(spec: Spec, samples: int, first: int = 0) -> Launch:
+    """The Monte Carlo launch of the samples [first, first + samples) (`first` a
+    multiple of 4 for a European: an item is four samples). Only Philox gives a range
+    starting past 0 the numbers those samples get in one launch: LCG and MT streams
+    belong to the threads of a launch."""
+    if first % 4 and spec.product.startswith("european"):
+        raise ValueError(f"a European launch starts at a multiple of 4, not {first}")
     items = mc_items(spec, samples)
     grid = mc_grid(items)
     lo, hi = rng.seed_key(spec.seed)
@@ -118,15 +152,19 @@ def mc_launch(spec: Spec, samples: int) -> Launch:
     head: list[Buffer | Scalar] = [
         Buffer("partial", np.zeros(2 * grid, dtype=np.float64), output=True),
         Buffer("gen_state", gen_state(spec, grid * BLOCK))]
-    seeds = [Scalar("n_samples", samples), Scalar("seed_lo", lo), Scalar("seed_hi", hi)]
+    counts = [Scalar("first_sample", first, np.uint64, control=False),
+              Scalar("n_samples", samples, np.uint64),
+              Scalar("seed_lo", lo, control=False), Scalar("seed_hi", hi, control=False)]
+    mu_sig = [Scalar("mu", mu, np.float32, control=False),
+              Scalar("sig", sig, np.float32, control=False)]
     if spec.product == "everest":
         chol = np.linalg.cholesky(spec.corr_matrix).astype(np.float32)
-        args = head + [Buffer("chol", np.ascontiguousarray(chol).reshape(-1))] + seeds + [
-            Scalar("mu", mu, np.float32), Scalar("sig", sig, np.float32)]
+        args = head + [Buffer("chol", np.ascontiguousarray(chol).reshape(-1))] + counts \
+            + mu_sig
     else:
-        args = head + seeds + [Scalar("spot", spec.spot, np.float32),
-                               Scalar("strike", spec.strike, np.float32),
-                               Scalar("mu", mu, np.float32), Scalar("sig", sig, np.float32)]
+        args = head + counts + [Scalar("spot", spec.spot, np.float32, control=False),
+                                Scalar("strike", spec.strike, np.float32, control=False),
+                                *mu_sig]
         args.append(Scalar("steps", spec.steps_or_default()) if spec.product == "asian-call"
                     else Scalar("is_put", int(spec.put), np.int32))
     kernel = "european" if spec.product.startswith("european") else spec.product.split("-")[0]
@@ -145,29 +183,42 @@ def reduce_launch(partial: np.ndarray) -> Launch:
 # ---- lattice ---------------------------------------------------------------------------------
 def binomial_launch(spec: Spec, spots: np.ndarray | None = None,
                     strikes: np.ndarray | None = None) -> Launch:
-    """One block per option; by default the one option of `spec`."""
-    spots = np.atleast_1d(np.asarray(spec.spot if spots is None else spots, dtype=np.float32))
+    """One block per option; by default the one option of `spec`. Float64 throughout,
+    and node prices from powers of u computed here (binomial.cu says why): the last
+    level's payoffs in `levels`, u^(2t - steps) for t < CACHE_SIZE in `powers`, and the
+    factors u, u^(2 TILE_OUT), u^CACHE_DELTA."""
+    spots = np.atleast_1d(np.asarray(spec.spot if spots is None else spots, dtype=np.float64))
     strikes = np.atleast_1d(np.asarray(spec.strike if strikes is None else strikes,
-                                       dtype=np.float32))
+                                       dtype=np.float64))
     steps = spec.steps_or_default()
     log_u, pu, pd = crr_parameters(spec.rate, spec.vol, spec.maturity, steps)
     n = spots.size
-    return Launch("binomial.cu", {"CACHE_SIZE": CACHE_SIZE}, "binomial", n, CACHE_SIZE, [
-        Buffer("price", np.zeros(n, dtype=np.float32), output=True),
-        Buffer("levels", np.zeros(n * (steps + 1), dtype=np.float32)),
-        Buffer("spot", spots), Buffer("strike", strikes),
-        Scalar("steps", steps), Scalar("log_u", log_u, np.float32),
-        Scalar("pu", pu, np.float32), Scalar("pd", pd, np.float32),
-        Scalar("is_put", int(spec.put), np.int32), Scalar("american", int(spec.american),
-                                                          np.int32)])
+    last = spots[:, None] * np.exp(log_u * (2.0 * np.arange(steps + 1) - steps))[None, :]
+    gain = strikes[:, None] - last if spec.put else last - strikes[:, None]
+    powers = np.exp(log_u * (2.0 * np.arange(CACHE_SIZE) - steps))
+    data = {"control": False, "dtype": np.float64}
+    return Launch("binomial.cu", {"CACHE_SIZE": CACHE_SIZE, "CACHE_DELTA": CACHE_DELTA},
+                  "binomial", n, CACHE_SIZE, [
+                      Buffer("price", np.zeros(n, dtype=np.float64), output=True),
+                      Buffer("levels", np.maximum(gain, 0.0).reshape(-1)),
+                      Buffer("spot", spots), Buffer("strike", strikes),
+                      Buffer("powers", powers),
+                      Scalar("steps", steps),
+                      Scalar("u", math.exp(log_u), **data),
+                      Scalar("u_pass", math.exp(2 * (CACHE_SIZE - CACHE_DELTA) * log_u),
+                             **data),
+                      Scalar("u_delta", math.exp(CACHE_DELTA * log_u), **data),
+                      Scalar("pu", pu, **data), Scalar("pd", pd, **data),
+                      Scalar("is_put", int(spec.put), np.int32),
+                      Scalar("american", int(spec.american), np.int32)])
 
 
 # ---- generator kernels (rng.cu) --------------------------------------------------------------
 def philox_raw_launch(n: int, counter=(0, 0, 0, 0), key=(0, 0)) -> Launch:
     return Launch("rng.cu", {"BLOCK": BLOCK}, "philox_raw", -(-n // BLOCK), BLOCK, [
         Buffer("out", np.zeros(4 * n, dtype=np.uint32), output=True), Scalar("n", n),
-        *(Scalar(f"c{i}", c) for i, c in enumerate(counter)),
-        *(Scalar(f"k{i}", k) for i, k in enumerate(key))])
+        *(Scalar(f"c{i}", c, control=False) for i, c in enumerate(counter)),
+        *(Scalar(f"k{i}", k, control=False) for i, k in enumerate(key))])
 
 
 def mt_raw_launch(seeds, twists: int) -> Launch:
@@ -193,7 +244,18 @@ def normals_launch(n: int, seed: int, normals: str = "thread") -> Launch:
     return Launch("rng.cu", {"BLOCK": BLOCK, "NORMALS": NORMALS_IDS[normals]}, "normals",
                   -(-n // BLOCK), BLOCK, [
                       Buffer("out", np.zeros(4 * n, dtype=np.float32), output=True),
-                      Scalar("n", n), Scalar("k0", lo), Scalar("k1", hi)])
+                      Scalar("n", n), Scalar("k0", lo, control=False),
+                      Scalar("k1", hi, control=False)])
+
+
+def box_muller_launch(words: np.ndarray, normals: str = "thread") -> Launch:
+    """Four normals per thread from the given words (shape (n, 4), uint32)."""
+    words = np.ascontiguousarray(words, dtype=np.uint32).reshape(-1, 4)
+    n = words.shape[0]
+    return Launch("rng.cu", {"BLOCK": BLOCK, "NORMALS": NORMALS_IDS[normals]}, "box_muller",
+                  -(-n // BLOCK), BLOCK, [
+                      Buffer("out", np.zeros(4 * n, dtype=np.float32), output=True),
+                      Buffer("words", words.reshape(-1)), Scalar("n", n)])
 
 
 # ---- every production kernel, in representative launches (tests, benchmark) ----------------------
@@ -223,11 +285,13 @@ def production_launches(paths: int = 100_000) -> list[tuple[str, Launch]]:
     out.append(("mt_raw", mt_raw_launch(range(16), 3)))
     for normals in NORMALS:
         out.append((f"normals/{normals}", normals_launch(1000, 7, normals)))
+        out.append((f"box_muller/{normals}",
+                    box_muller_launch(np.zeros((1000, 4), np.uint32), normals)))
     return out
 
 
 __all__ = ["Buffer", "Scalar", "Launch", "mc_launch", "reduce_launch", "binomial_launch",
            "philox_raw_launch", "mt_raw_launch", "lcg_raw_launch", "normals_launch",
-           "production_launches",
+           "box_muller_launch", "production_launches",
            "mc_defines", "mc_items", "mc_grid", "draws_per_item", "gen_state", "mc_scalars",
-           "BLOCK", "CACHE_SIZE", "MAX_BLOCKS"]
+           "BLOCK", "CACHE_SIZE", "CACHE_DELTA", "MAX_BLOCKS"]

@@ -5,7 +5,8 @@ t + T, t + 2T, ... (T threads), and each thread draws from the same generator st
 on the device, so the numbers a sample uses are the device's (to float32 rounding of the
 Box-Muller step). Arithmetic after the normals is float64. Work goes one grid-stride
 round at a time, vectorised over the T threads; `progress(done, total)` is called after
-each round.
+each round. Sample indices are 64-bit, as on the device: the Philox counter of sample s
+is (draw, s mod 2^32, s div 2^32, 0).
 """
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ class HostGen:
     def words(self) -> np.ndarray:
         """Four words per thread: one `draw4`."""
         if self.kind == "philox":
-            w = rng.philox4x32_10((self.draw, self.items, 0, 0), self.key)
+            lo = self.items & np.uint64(0xFFFFFFFF)
+            w = rng.philox4x32_10((self.draw, lo, self.items >> np.uint64(32), 0), self.key)
             self.draw += 1
             return w
         if self.kind == "lcg":
@@ -65,20 +67,22 @@ class HostGen:
         return z.astype(np.float64)
 
 
-def mc_sums(spec: Spec, samples: int, progress: Progress | None = None
+def mc_sums(spec: Spec, samples: int, progress: Progress | None = None, first: int = 0
             ) -> tuple[float, float]:
-    """The undiscounted (sum, sum of squares) of the samples' payoffs, as the two
-    reduction passes of the device return them."""
+    """The undiscounted (sum, sum of squares) of the payoffs of the samples
+    [first, first + samples), as the two reduction passes of the device return them for
+    `catalog.mc_launch(spec, samples, first)`."""
     items = mc_items(spec, samples)
     threads = mc_grid(items) * BLOCK
     gen = HostGen(spec, threads)
     payoff = {"european-call": _european, "european-put": _european,
               "asian-call": _asian, "everest": _everest}[spec.product]
+    offset = first // 4 if spec.product.startswith("european") else first
     rounds = -(-items // threads)
     s1 = s2 = 0.0
     for r in range(rounds):
         item = r * threads + np.arange(threads, dtype=np.int64)
-        gen.sample(item)
+        gen.sample(item + offset)
         values, valid = payoff(spec, gen, item, samples)
         values = np.where(valid, values, 0.0)
         s1 += float(values.sum())

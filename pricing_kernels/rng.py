@@ -132,7 +132,8 @@ def uniform01(words: np.ndarray) -> np.ndarray:
 
 
 def _radius(u: np.ndarray) -> np.ndarray:
-    return np.sqrt(np.float32(-2.0) * np.log(u))
+    # clamped as bm_radius is (normals.cuh): the device's __logf may return >= 0 near 1
+    return np.sqrt(np.maximum(np.float32(-2.0) * np.log(u), np.float32(0.0)))
 
 
 def _angle(u: np.ndarray) -> np.ndarray:

@@ -26,6 +26,9 @@ DEVICES = ("gpu", "cpu", "emulator")
 MAX_ASSETS = 64
 DEFAULT_PATHS = {"gpu": 1_000_000, "cpu": 200_000, "emulator": 4096}
 DEFAULT_STEPS = {"asian-call": 64, "lattice": 1024}
+MAX_PATHS = 1 << 53  # counts are 64-bit on the device; 2^53 keeps them exact as floats
+# products that take --steps: the others use one exact log-normal step to maturity
+STEPPED = ("asian-call",) + LATTICE
 
 
 class InputError(ValueError):
@@ -65,8 +68,9 @@ class Spec:
         _check(self.steps is None or self.steps < 1 << 20, "--steps must be below 2^20")
         _check(self.paths is None or self.paths >= 1,
                f"--paths must be at least 1, got {self.paths}")
-        _check(self.paths is None or self.paths < 1 << 32, "--paths must be below 2^32")
-        _check(1 <= self.assets <= MAX_ASSETS,
+        _check(self.paths is None or self.paths < MAX_PATHS, "--paths must be below 2^53")
+        # only the Everest note has several assets: the others ignore --assets
+        _check(self.product != "everest" or 1 <= self.assets <= MAX_ASSETS,
                f"--assets must be between 1 and {MAX_ASSETS}, got {self.assets}")
         _check(self.rng in RNGS, f"unknown generator '{self.rng}' (choose from {', '.join(RNGS)})")
         _check(self.normals in NORMALS, f"unknown normals '{self.normals}' "
@@ -139,5 +143,5 @@ def _check(ok: bool, message: str) -> None:
         raise InputError(message)
 
 
-__all__ = ["Spec", "InputError", "PRODUCTS", "LATTICE", "RNGS", "NORMALS", "DEVICES",
-           "correlation", "DEFAULT_PATHS"]
+__all__ = ["Spec", "InputError", "PRODUCTS", "LATTICE", "STEPPED", "RNGS", "NORMALS",
+           "DEVICES", "correlation", "DEFAULT_PATHS", "MAX_PATHS"]

@@ -1,7 +1,8 @@
 // The generator a Monte Carlo kernel draws from, chosen at compile time by RNG, behind
 // one interface: gen_init (kernel start), gen_sample (start of a sample) and draw4
 // (four 32-bit words). `gen_state` is the host-seeded state in global memory:
-//   RNG_PHILOX  unused (the key is the seed, the counter is (draw, sample, 0, 0));
+//   RNG_PHILOX  unused (the key is the seed, the counter is (draw, sample_lo, sample_hi, 0)
+//               for the 64-bit sample index: (draw, sample, 0, 0) below 2^32);
 //   RNG_LCG     one word per thread of the grid, structure of arrays: thread g reads
 //               word g, so a warp reads 128 consecutive bytes;
 //   RNG_MT      624 words per warp of the grid, copied into shared memory.
@@ -24,7 +25,7 @@
 #if RNG == RNG_PHILOX
 struct Gen {
     uint2 key;
-    unsigned sample, draw;
+    unsigned sample_lo, sample_hi, draw;
 };
 #define GEN_SHARED
 __device__ __forceinline__ void gen_init(Gen& g, const unsigned*, unsigned seed_lo,
@@ -32,14 +33,15 @@ __device__ __forceinline__ void gen_init(Gen& g, const unsigned*, unsigned seed_
 {
     g.key = make_uint2(seed_lo, seed_hi);
 }
-__device__ __forceinline__ void gen_sample(Gen& g, unsigned sample)
+__device__ __forceinline__ void gen_sample(Gen& g, unsigned long long sample)
 {
-    g.sample = sample;
+    g.sample_lo = (unsigned)sample;
+    g.sample_hi = (unsigned)(sample >> 32);
     g.draw = 0;
 }
 __device__ __forceinline__ uint4 draw4(Gen& g)
 {
-    return philox4x32_10(make_uint4(g.draw++, g.sample, 0u, 0u), g.key);
+    return philox4x32_10(make_uint4(g.draw++, g.sample_lo, g.sample_hi, 0u), g.key);
 }
 
 #elif RNG == RNG_LCG
@@ -51,7 +53,7 @@ __device__ __forceinline__ void gen_init(Gen& g, const unsigned* state, unsigned
 {
     g.x = state[blockIdx.x * BLOCK + threadIdx.x];
 }
-__device__ __forceinline__ void gen_sample(Gen&, unsigned) {}
+__device__ __forceinline__ void gen_sample(Gen&, unsigned long long) {}
 __device__ __forceinline__ uint4 draw4(Gen& g)
 {
     uint4 w;
@@ -82,7 +84,7 @@ __device__ __forceinline__ void mt_load(Gen& g, unsigned (*mt_state)[MT_N],
     __syncwarp();
 }
 #define gen_init(g, state, lo, hi) mt_load(g, mt_state, state)
-__device__ __forceinline__ void gen_sample(Gen&, unsigned) {}
+__device__ __forceinline__ void gen_sample(Gen&, unsigned long long) {}
 // The whole warp draws together: lane l takes word pos + l of the twisted state. Only
 // the 19 full rounds (608 words) of each twist are used so that a draw never straddles
 // two twists; the last 16 words are skipped.

@@ -11,9 +11,17 @@
 // block, so every thread of a warp draws the same number of times (MT and the paired
 // Box-Muller need the whole warp) and reaches the barriers of the final reduction;
 // threads past the last sample simulate but do not count.
+//
+// A launch covers the samples [first_sample, first_sample + n_samples) (the host may
+// split a run into several launches; a European first_sample is a multiple of 4). Counts
+// and indices are 64-bit: with 32 bits, (n_samples + 3) / 4 wraps to 0 near 2^32 (a price
+// of 0) and `base += gridDim.x * BLOCK` wraps past the last sample (an endless loop).
+// Only the Philox counter sees first_sample; the loop bounds depend on n_samples alone.
 #include "gen.cuh"
 #include "normals.cuh"
 #include "reduce.cuh"
+
+typedef unsigned long long u64;
 
 #ifndef NORMALS
 #define NORMALS NORMALS_THREAD
@@ -60,18 +68,20 @@ __device__ __forceinline__ float european_sample(float z, float spot, float stri
 }
 
 // A European call or put: each thread item is four samples, one per normal of a draw
-// (item i covers samples 4i .. 4i+3, so the Philox counter of sample s is (0, s / 4)).
+// (item i covers samples 4i .. 4i+3, so the Philox counter of sample s is (0, s / 4),
+// counting from sample 0 of the run).
 extern "C" __global__ void __launch_bounds__(BLOCK)
-european(double2* partial, const unsigned* gen_state, unsigned n_samples, unsigned seed_lo,
-         unsigned seed_hi, float spot, float strike, float mu, float sig, int is_put)
+european(double2* partial, const unsigned* gen_state, u64 first_sample, u64 n_samples,
+         unsigned seed_lo, unsigned seed_hi, float spot, float strike, float mu, float sig,
+         int is_put)
 {
     Gen g;
     gen_init(g, gen_state, seed_lo, seed_hi);
-    const unsigned items = (n_samples + 3) / 4;
+    const u64 items = (n_samples + 3) / 4, first_item = first_sample / 4;
     double s1 = 0.0, s2 = 0.0;
-    for (unsigned first = blockIdx.x * BLOCK; first < items; first += gridDim.x * BLOCK) {
-        const unsigned item = first + threadIdx.x;
-        gen_sample(g, item);
+    for (u64 base = (u64)blockIdx.x * BLOCK; base < items; base += (u64)gridDim.x * BLOCK) {
+        const u64 item = base + threadIdx.x;
+        gen_sample(g, first_item + item);
         const float4 z = normal4(g);
         const float zs[4] = {z.x, z.y, z.z, z.w};
 #pragma unroll
@@ -89,15 +99,16 @@ european(double2* partial, const unsigned* gen_state, unsigned n_samples, unsign
 // An arithmetic-average Asian call on the prices after each of `steps` equal steps.
 // Normals come four at a time; a path uses ceil(steps / 4) draws.
 extern "C" __global__ void __launch_bounds__(BLOCK)
-asian(double2* partial, const unsigned* gen_state, unsigned n_samples, unsigned seed_lo,
-      unsigned seed_hi, float spot, float strike, float mu, float sig, unsigned steps)
+asian(double2* partial, const unsigned* gen_state, u64 first_sample, u64 n_samples,
+      unsigned seed_lo, unsigned seed_hi, float spot, float strike, float mu, float sig,
+      unsigned steps)
 {
     Gen g;
     gen_init(g, gen_state, seed_lo, seed_hi);
     double s1 = 0.0, s2 = 0.0;
-    for (unsigned first = blockIdx.x * BLOCK; first < n_samples; first += gridDim.x * BLOCK) {
-        const unsigned sample = first + threadIdx.x;
-        gen_sample(g, sample);
+    for (u64 base = (u64)blockIdx.x * BLOCK; base < n_samples; base += (u64)gridDim.x * BLOCK) {
+        const u64 sample = base + threadIdx.x;
+        gen_sample(g, first_sample + sample);
         float x = 0.0f, sum = 0.0f, xa = 0.0f, suma = 0.0f;  // log(S/spot); sum of S/spot
         for (unsigned k = 0; k < steps; k += 4) {
             const float4 z = normal4(g);
@@ -131,15 +142,15 @@ asian(double2* partial, const unsigned* gen_state, unsigned n_samples, unsigned 
 #define NPAD ((NASSETS + 3) / 4 * 4)
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-everest(double2* partial, const unsigned* gen_state, const float* chol, unsigned n_samples,
-        unsigned seed_lo, unsigned seed_hi, float mu, float sig)
+everest(double2* partial, const unsigned* gen_state, const float* chol, u64 first_sample,
+        u64 n_samples, unsigned seed_lo, unsigned seed_hi, float mu, float sig)
 {
     Gen g;
     gen_init(g, gen_state, seed_lo, seed_hi);
     double s1 = 0.0, s2 = 0.0;
-    for (unsigned first = blockIdx.x * BLOCK; first < n_samples; first += gridDim.x * BLOCK) {
-        const unsigned sample = first + threadIdx.x;
-        gen_sample(g, sample);
+    for (u64 base = (u64)blockIdx.x * BLOCK; base < n_samples; base += (u64)gridDim.x * BLOCK) {
+        const u64 sample = base + threadIdx.x;
+        gen_sample(g, first_sample + sample);
         float z[NPAD];
 #pragma unroll
         for (unsigned b = 0; b < NPAD; b += 4) {

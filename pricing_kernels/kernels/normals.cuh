@@ -14,7 +14,13 @@
 #define NORMALS_THREAD 1
 #define NORMALS_PAIRED 2
 
-__device__ __forceinline__ float bm_radius(float u) { return sqrtf(-2.0f * __logf(u)); }
+// The radicand is clamped at 0: for u within 2^-24 of 1, |log u| < 2^-23 is below the
+// absolute error of __logf (2^-21.41 on [0.5, 2]), which may then return a value >= 0,
+// and sqrtf of a negative number is NaN (one NaN poisons the whole sum).
+__device__ __forceinline__ float bm_radius(float u)
+{
+    return sqrtf(fmaxf(-2.0f * __logf(u), 0.0f));
+}
 __device__ __forceinline__ float bm_angle(float u) { return 2.0f * PI_F * (u - 0.5f); }
 
 __device__ __forceinline__ float4 normal4_thread(uint4 w)

@@ -70,3 +70,21 @@ normals(float4* out, unsigned n, unsigned k0, unsigned k1)
     if (i < n)
         out[i] = z;
 }
+
+// Four standard normals per thread from the given words (the words of `normals`, but
+// chosen by the caller): the extreme uniforms 2^-24 and 1 - 2^-24 are tested this way.
+// Threads past n use zero words, as the paired form needs every lane.
+extern "C" __global__ void __launch_bounds__(BLOCK)
+box_muller(float4* out, const uint4* words, unsigned n)
+{
+    const unsigned i = blockIdx.x * BLOCK + threadIdx.x;
+    const uint4 w = i < n ? words[i] : make_uint4(0u, 0u, 0u, 0u);
+#if NORMALS == NORMALS_PAIRED
+    __shared__ float4 xchg[BLOCK];
+    const float4 z = normal4_paired(w, xchg, threadIdx.x);
+#else
+    const float4 z = normal4_thread(w);
+#endif
+    if (i < n)
+        out[i] = z;
+}

@@ -19,7 +19,7 @@ ENTRIES = {
     "mc.cu": ("european", "asian", "everest"),
     "reduce.cu": ("reduce_final",),
     "binomial.cu": ("binomial",),
-    "rng.cu": ("philox_raw", "lcg_raw", "mt_raw", "normals"),
+    "rng.cu": ("philox_raw", "lcg_raw", "mt_raw", "normals", "box_muller"),
     "flawed/aos_state.cu": ("lcg_raw_aos",),
     "flawed/box_muller_conflict.cu": ("normals_paired_rows",),
     "flawed/lattice_no_barrier.cu": ("binomial_no_barrier",),
@@ -156,3 +156,23 @@ def test_no_compiler_is_a_clear_error(tmp_path, monkeypatch):
 def test_compile_error_shows_the_log(compiler, tmp_path):
     with pytest.raises(BuildError, match="RNG must be"):
         compile_ptx("mc.cu", "sm_80", {"RNG": 9}, cache_dir=tmp_path)
+
+
+def test_ptx_names_the_real_source_files(compiler, tmp_path):
+    """The PTX's `.file` lines (what findings quote as CUDA locations) are the real
+    paths of the source and its headers, whatever the current directory."""
+    b = compile_ptx("mc.cu", "sm_80", {"RNG": 1}, cache_dir=tmp_path, use_cache=False)
+    files = re.findall(r'^\s*\.file\s+\d+\s+"([^"]+)"', b.ptx, re.M)
+    assert str(build.KERNELS / "mc.cu") in files
+    assert all(Path(f).is_file() for f in files), files
+
+
+def test_target_arch_for_newer_gpus(compiler):
+    """A GPU the compiler knows is targeted as itself; a newer one gets the newest
+    architecture the compiler supports below it (the driver JIT-compiles the PTX)."""
+    archs = build.supported_archs()
+    assert archs and min(archs) >= build.MIN_ARCH
+    assert build.target_arch(80) == 80
+    assert build.target_arch(1000) == max(archs)
+    below = max(a for a in archs if a < 80)
+    assert build.target_arch(79) == below

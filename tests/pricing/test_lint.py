@@ -121,3 +121,30 @@ def test_production_lattice_has_no_race_or_divergent_barrier(compiler):
         assert not [d for d in _findings(launch, compiler)
                     if d.rule in ("shared-memory-race", "barrier-divergence")
                     and d.severity >= Severity.WARNING]
+
+
+LATTICE_GAP = ("analysis gap (false positives, issue 23): lattice launches of these sizes "
+               "get a possible `shared-memory-race` on `tile` and `out-of-bounds` loads of "
+               "`tile[t + 1]` although an emulated run observes neither; the pricer's "
+               "tests pin them until the analysis settles them")
+MISALIGNED_GAP = ("analysis gap (false positive, issue 23): for sm_100 and sm_120 NVRTC "
+                  "declares the buffer parameters `.ptr .align 1`, and the 16-byte store "
+                  "of `partial` gets `misaligned-access` although cudaMalloc'd buffers are "
+                  "256-byte aligned")
+
+
+@pytest.mark.xfail(strict=False, reason=LATTICE_GAP)
+@pytest.mark.parametrize("steps", (33, 129, 225, 257, 1023, 1025, 2047))
+def test_lattice_launch_of_any_size_is_clean(steps, compiler):
+    launch = binomial_launch(Spec("american-put", steps=steps))
+    assert [f"{d.line}: {d.message} [{d.rule}]" for d in _loud(_findings(launch, compiler))] \
+        == []
+
+
+@pytest.mark.xfail(strict=False, reason=MISALIGNED_GAP)
+@pytest.mark.parametrize("arch", ("sm_100", "sm_120"))
+def test_monte_carlo_launch_for_newer_targets_is_clean(arch, compiler):
+    launch = dict(production_launches())["european-call/philox/thread"]
+    ptx = compile_ptx(launch.source, arch, launch.defines).ptx
+    found = prelaunch.check(launch, ptx, arch).findings
+    assert [f"{d.line}: {d.message} [{d.rule}]" for d in _loud(found)] == []

@@ -2,14 +2,17 @@
 hook with its real configuration, and only then run; an error-level finding stops it."""
 from __future__ import annotations
 
-import ctypes
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import ptxlint
-from pricing_kernels import Spec, catalog, pricer
+from pricing_kernels import Spec, build, catalog, prelaunch, pricer
 from pricing_kernels.gpu import DeviceUnavailable, GpuRunner
+
+from .conftest import RecordingRunner
 
 
 @pytest.fixture
@@ -36,8 +39,12 @@ def test_every_launch_is_checked_with_its_real_configuration(recording_runner, h
     mc, reduce = (launch for launch, _ in recording_runner.launches)
     kw = hook_calls[0][1]
     assert (kw["block"], kw["grid"], kw["arch"]) == (mc.block, mc.grid, "sm_80")
-    assert kw["params"] == {2: 10_000, 3: 1234, 4: 0, 5: 100.0, 6: 100.0,
-                            7: pytest.approx(0.03), 8: pytest.approx(0.2), 9: 0}
+    # only what can change a finding: n_samples (the loop bound) and is_put; not
+    # first_sample, the seed words, spot, strike, mu or sig (catalog's docstring)
+    assert kw["params"] == {3: 10_000, 10: 0}
+    assert [a.name for a in mc.args] == [
+        "partial", "gen_state", "first_sample", "n_samples", "seed_lo", "seed_hi", "spot",
+        "strike", "mu", "sig", "is_put"]
     # partial sums, one LCG state per thread of the grid
     assert kw["extents"] == {0: 16 * mc.grid, 1: 4 * mc.grid * catalog.BLOCK}
     assert hook_calls[1][1]["params"] == {2: mc.grid}
@@ -54,6 +61,74 @@ def test_an_error_finding_stops_the_launch(recording_runner, compiler):
     assert "ptxlint refused the launch" in str(err.value)
 
 
+def _refused(launch) -> prelaunch.LaunchRefused:
+    runner = RecordingRunner()
+    with pytest.raises(prelaunch.LaunchRefused) as err:
+        pricer.run_launch(runner, launch, lint=True, records=[])
+    assert runner.launches == []
+    return err.value
+
+
+def test_a_refusal_shows_the_error_first_and_names_buffers_by_role(compiler):
+    """A European launch whose `partial` buffer holds one block's pair, not one per
+    block: an out-of-bounds store. The error comes first, the kernel's notes are left
+    out (counted, shown with `notes=True`), and the buffer is called `partial`."""
+    launch = catalog.mc_launch(Spec("european-call", paths=10_000), 10_000)
+    launch.args[0] = catalog.Buffer("partial", np.zeros(2, np.float64), output=True)
+    refused = _refused(launch)
+    text = str(refused)
+    assert text.startswith("ptxlint refused the launch of european: 1 error")
+    heads = [line for line in text.splitlines() if re.match(r"(error|warning|note)\[", line)]
+    assert heads[0].startswith("error[out-of-bounds]: out-of-bounds store")
+    assert "`partial`" in heads[0]
+    # the PTX name is left only in the quoted PTX source lines (`639 | ...`)
+    assert all(" | " in line for line in text.splitlines() if "european_param_" in line)
+    notes = [d for d in refused.diagnostics if d.severity == ptxlint.Severity.NOTE]
+    assert notes and "note[" not in text
+    assert f"{len(notes)} note" in text.splitlines()[-1] and "--notes" in text
+    full = refused.render(notes=True)
+    assert full.count("note[") == len(notes)
+    assert full.index("error[") < full.index("note[")
+
+
+def test_findings_point_at_the_real_kernel_source(compiler):
+    """NVRTC names the program by its real path, so a finding's CUDA location is the
+    file in pricing_kernels/kernels/, not a name resolved against the current directory."""
+    launch = catalog.mc_launch(Spec("european-call", paths=10_000), 10_000)
+    ptx = pricer.compile_ptx(launch.source, "sm_80", launch.defines).ptx
+    found = prelaunch.check(launch, ptx, "sm_80").findings
+    located = [d.cuda for d in found if d.cuda is not None]
+    assert located
+    files = {Path(c.file) for c in located}
+    assert all(f.is_file() for f in files), files
+    assert build.KERNELS / "mc.cu" in files
+
+
+def test_new_market_data_or_seed_lints_nothing_again(recording_runner, compiler,
+                                                     monkeypatch, tmp_path):
+    """Two runs differing only in spot, strike and seed give the hook the same launch
+    (grid, block, buffer sizes, control scalars), so the second analyses nothing."""
+    import ptxlint.lint  # noqa: PLC0415
+
+    monkeypatch.setenv("PRICING_CACHE_DIR", str(tmp_path))  # no results from other runs
+
+    analyses = []
+    real = ptxlint.lint.lint_text
+    monkeypatch.setattr(ptxlint.lint, "lint_text",
+                        lambda *a, **k: analyses.append(a) or real(*a, **k))
+    monkeypatch.setattr(pricer, "open_runner", lambda *a: recording_runner)
+    pricer.price(Spec("asian-call", paths=5000, steps=12, seed=77), "gpu")
+    before = len(analyses)
+    assert before >= 1
+    for spot, strike, seed in ((101.5, 95.0, 78), (80.0, 120.0, 2**40 + 5)):
+        r = pricer.price(Spec("asian-call", spot=spot, strike=strike, paths=5000, steps=12,
+                              seed=seed, rate=0.01, vol=0.3), "gpu")
+        assert r.lint["enabled"] and len(r.lint["launches"]) == 2
+    assert len(analyses) == before
+    pricer.price(Spec("asian-call", paths=5000, steps=13), "gpu")  # a loop bound: analysed
+    assert len(analyses) > before
+
+
 def test_no_lint_skips_the_hook(recording_runner, hook_calls, compiler):
     launch = catalog.philox_raw_launch(1000)
     records = []
@@ -67,7 +142,7 @@ def test_lattice_launch(recording_runner, compiler, monkeypatch):
     pricer.price(Spec("american-put", steps=300), "gpu", lint=False)
     [(launch, ptx)] = recording_runner.launches
     assert launch.kernel == "binomial" and launch.grid == 1 and ".entry binomial(" in ptx
-    assert launch.lint_extents()[1] == 4 * 301
+    assert launch.lint_extents()[1] == 8 * 301  # one level of doubles
 
 
 def test_missing_gpu_is_one_line_and_the_cpu_path():
@@ -91,83 +166,55 @@ def test_moments():
     assert se == pytest.approx(x.std(ddof=1) / 2)
 
 
-class FakeDriver:
-    """The slice of cuda.bindings.driver that GpuRunner.run uses, over host memory: it
-    records what cuLaunchKernel is given, so the argument packing is tested without a
-    GPU."""
+def test_emulator_runs_report_progress(compiler, monkeypatch):
+    """A Philox run on the emulator is split into launches (each a range of samples), the
+    progress callback hears after each, and the price is the one-launch price; launches
+    of equal shape are analysed once. LCG and MT runs stay one launch."""
+    from pricing_kernels.emulator import EmulatorRunner  # noqa: PLC0415
 
-    class CUresult:
-        CUDA_SUCCESS = 0
-
-    class CUevent_flags:
-        CU_EVENT_DEFAULT = 0
-
-    def __init__(self, launch):
-        self.launch, self.memory, self.params, self.next = launch, {}, None, 0x10000
-
-    def cuModuleLoadData(self, image):
-        assert ctypes.string_at(image).startswith(b"//") or b".entry" in ctypes.string_at(image)
-        return (0, "module")
-
-    def cuModuleGetFunction(self, module, name):
-        return (0, name)
-
-    def cuMemAlloc(self, n):
-        ptr, self.next = self.next, self.next + max(256, n)
-        self.memory[ptr] = bytearray(n)
-        return (0, ptr)
-
-    def cuMemcpyHtoD(self, dst, src, n):
-        self.memory[dst][:n] = ctypes.string_at(src, n)
-        return (0,)
-
-    def cuMemcpyDtoH(self, dst, src, n):
-        ctypes.memmove(dst, bytes(self.memory[src][:n]), n)
-        return (0,)
-
-    def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
-        assert (f, gx, bx, smem) == (self.launch.kernel.encode(), self.launch.grid,
-                                     self.launch.block, 0)
-        pointers = (ctypes.c_uint64 * len(self.launch.args)).from_address(params)
-        self.params = []
-        for arg, where in zip(self.launch.args, pointers, strict=True):
-            if isinstance(arg, catalog.Buffer):
-                address = ctypes.c_uint64.from_address(where).value
-                self.params.append(bytes(self.memory[address]))
-                self.memory[address][:4] = b"\x2a\0\0\0"  # the kernel writes 42
-            else:
-                width = np.dtype(arg.dtype).itemsize
-                self.params.append(np.frombuffer(ctypes.string_at(where, width),
-                                                 arg.dtype)[0])
-        return (0,)
-
-    def cuEventCreate(self, flags):
-        return (0, object())
-
-    def cuEventRecord(self, event, stream):
-        return (0,)
-
-    def cuEventSynchronize(self, event):
-        return (0,)
-
-    def cuEventElapsedTime(self, start, stop):
-        return (0, 1.5)
-
-    def cuEventDestroy(self, event):
-        return (0,)
-
-    def cuMemFree(self, ptr):
-        del self.memory[ptr]
-        return (0,)
+    spec = Spec("european-call", paths=5000)
+    whole = pricer.price(spec, "emulator")
+    monkeypatch.setattr(EmulatorRunner, "chunk_normals", 2048)
+    seen = []
+    split = pricer.price(spec, "emulator", progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    assert [r["kernel"] for r in split.lint["launches"]] == ["european"] * 3 + ["reduce_final"]
+    assert split.price == pytest.approx(whole.price, rel=1e-12)
+    assert split.stderr == pytest.approx(whole.stderr, rel=1e-9)
+    seen.clear()
+    mt = pricer.price(Spec("european-call", paths=5000, rng="mt"), "emulator",
+                      progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(0, 1), (1, 1)] and len(mt.lint["launches"]) == 2
 
 
-def test_gpu_runner_packs_arguments_like_cuLaunchKernel_expects():
-    launch = catalog.lcg_raw_launch(seed=3, blocks=1, draws=2)
-    runner = GpuRunner.__new__(GpuRunner)
-    runner.cu, runner.arch, runner._modules = FakeDriver(launch), "sm_80", {}
-    outputs, seconds = runner.run(launch, ".version 9.0\n.entry lcg_raw()")
-    out, state, draws = runner.cu.params
-    assert out == launch.args[0].data.tobytes() and state == launch.args[1].data.tobytes()
-    assert draws == 2 and seconds == 0.0015
-    assert set(outputs) == {"out", "state"} and outputs["state"][0] == 42
-    assert runner.cu.memory == {}  # everything freed
+def test_launch_ranges():
+    class Split:
+        chunk_normals = 4096
+
+    asian = Spec("asian-call", steps=16, paths=10_000)  # 16 normals a sample: 256 a launch
+    assert pricer.launch_ranges(asian, 10_000, Split()) == [
+        (first, min(1024, 10_000 - first)) for first in range(0, 10_000, 1024)]
+    european = Spec("european-call")
+    assert pricer.launch_ranges(european, 10_000, Split()) == [(0, 4096), (4096, 4096),
+                                                               (8192, 1808)]
+    assert pricer.launch_ranges(european, 10_000, object()) == [(0, 10_000)]
+    assert pricer.launch_ranges(Spec("european-call", rng="lcg"), 10_000, Split()) == [
+        (0, 10_000)]
+
+
+def test_counts_near_2_32_are_launched_as_64_bits(recording_runner, hook_calls, compiler,
+                                                   monkeypatch):
+    """`--paths 4294967293` priced 0: the kernel's 32-bit `(n_samples + 3) / 4` wrapped.
+    Counts now travel as 8-byte `unsigned long long` (the kernel's parameter is .u64), the
+    hook checks the launch with the full value, and counts past 2^32 are accepted."""
+    monkeypatch.setattr(pricer, "open_runner", lambda *a: recording_runner)
+    for paths in (4294967293, (1 << 32) + 5):
+        pricer.price(Spec("european-call", paths=paths), "gpu")
+        launch, ptx = recording_runner.launches[-2]
+        count = launch.args[3]
+        assert (count.name, count.value, count.array().dtype) == ("n_samples", paths,
+                                                                  np.uint64)
+        assert ".param .u64 european_param_3" in ptx
+        assert hook_calls[-2][1]["params"][3] == paths
+    with pytest.raises(ValueError, match="below 2\\^53"):
+        Spec("european-call", paths=1 << 53)

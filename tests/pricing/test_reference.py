@@ -78,3 +78,18 @@ def test_everest_bounds():
 def test_monte_carlo_european_within_3_standard_errors():
     est = ref.mc_european(100, 100, 0.05, 0.2, 1.0, paths=200_000, seed=9, put=True)
     assert abs(est.price - ref.black_scholes(100, 100, 0.05, 0.2, 1.0, put=True)) < 3 * est.stderr
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("put", (False, True))
+def test_trinomial_2000_steps_within_1e_3_of_black_scholes(case, put):
+    assert abs(ref.trinomial(*case, 2000, put=put) - ref.black_scholes(*case, put=put)) < 1e-3
+
+
+def test_trinomial_american_put_agrees_with_the_binomial_lattice():
+    """Two discretisations of the same American put: within their O(1/n) errors."""
+    s, k, r, v, t = CASES[0]
+    tri = ref.trinomial(s, k, r, v, t, 2000, put=True, american=True)
+    bino = ref.binomial(s, k, r, v, t, 2000, put=True, american=True)
+    assert abs(tri - bino) < 2e-3
+    assert tri > ref.black_scholes(s, k, r, v, t, put=True) + 0.3

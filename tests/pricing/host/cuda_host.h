@@ -2,7 +2,8 @@
 // testing them without a GPU (tests/pricing/host_runner.py). One std::thread per CUDA
 // thread, one block at a time: __shared__ variables become statics shared by the
 // block's threads, __syncthreads a barrier of the block, __syncwarp a barrier of the
-// 32 threads of a warp. Fast-math intrinsics map to the C library's accurate functions.
+// 32 threads of a warp. Fast-math intrinsics map to the C library's accurate functions,
+// except __logf (below).
 #pragma once
 #include <barrier>
 #include <cmath>
@@ -35,7 +36,15 @@ inline unsigned __umulhi(unsigned a, unsigned b)
     return static_cast<unsigned>((static_cast<uint64_t>(a) * b) >> 32);
 }
 inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
-inline float __logf(float x) { return std::log(x); }
+// __logf is the hardware's approximate logarithm: on [0.5, 2] its absolute error may be
+// up to 2^-21.41 (CUDA C Programming Guide, intrinsic functions). The shim returns the
+// pessimistic side of that bound, +2^-22, so that the kernels are run against what the
+// hardware may do: near 1, where |log x| < 2^-22, the result is >= 0 (a Box-Muller
+// radius must not turn that into sqrt of a negative number).
+inline float __logf(float x)
+{
+    return std::log(x) + ((x >= 0.5f && x <= 2.0f) ? 0x1p-22f : 0.0f);
+}
 inline float __expf(float x) { return std::exp(x); }
 inline float __sinf(float x) { return std::sin(x); }
 inline float __cosf(float x) { return std::cos(x); }

@@ -3,6 +3,13 @@ diagnostics. Target: under 200 ms for every edit (the median and the slowest edi
 both judged).
 
     python benchmarks/lsp.py [--lines 2000] [--edits 12] [--no-stdio]
+    python benchmarks/lsp.py --startup [--runs 7]
+
+`--startup` measures what opening an editor costs instead: `python -m ptxlint.lsp`
+started, `initialize` sent at once (as editors do), then `initialized` and `didOpen` of
+a small sample (ptx_samples/cuda/vector_add.ptx) as soon as the answer comes; the clock
+runs from the start of the process to the first `publishDiagnostics`. Target: under
+1 s (the median of --runs starts is judged).
 
 The file is built from the kernels of ptx_samples/cuda (renamed apart, debug info
 dropped) until it has --lines lines. Each edit adds a line inside one kernel, a
@@ -182,12 +189,72 @@ def over_stdio(text: str, path: Path, edits: int) -> tuple[float, list[float]]:
     return opened, times
 
 
+STARTUP_SAMPLE = ROOT / "ptx_samples" / "cuda" / "vector_add.ptx"
+STARTUP_TARGET_MS = 1000
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User and system CPU time a process has used so far (Linux's /proc), which other
+    load on the machine disturbs less than the wall clock."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def startup_once() -> tuple[float, float, float | None]:
+    """(process start to the `initialize` answer, process start to the first
+    diagnostics, the server's CPU time by then), in seconds."""
+    uri, text = STARTUP_SAMPLE.as_uri(), STARTUP_SAMPLE.read_text()
+    started = time.perf_counter()
+    client = StdioClient()
+    client.send({"id": 1, "method": "initialize",
+                 "params": {"processId": os.getpid(), "rootUri": None, "capabilities": {}}})
+    initialized = client.wait(lambda m: m.get("id") == 1)
+    client.send({"method": "initialized", "params": {}})
+    client.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "ptx", "version": 1, "text": text}}})
+    published = client.published(uri, 1)
+    cpu = cpu_seconds(client.proc.pid)
+    client.send({"id": 2, "method": "shutdown", "params": None})
+    client.wait(lambda m: m.get("id") == 2)
+    client.send({"method": "exit", "params": None})
+    client.proc.wait(timeout=30)
+    return initialized - started, published - started, cpu
+
+
+def startup(runs: int) -> None:
+    answers, firsts, cpus = [], [], []
+    for _ in range(runs):
+        answer, first, cpu = startup_once()
+        answers.append(answer * 1000)
+        firsts.append(first * 1000)
+        if cpu is not None:
+            cpus.append(cpu * 1000)
+    med = statistics.median(firsts)
+    verdict = "ok" if med < STARTUP_TARGET_MS else f"OVER the {STARTUP_TARGET_MS} ms target"
+    print(f"{'initialize answered':<22} median {statistics.median(answers):7.1f} ms   "
+          f"min {min(answers):7.1f}   max {max(answers):7.1f}")
+    print(f"{'first diagnostics':<22} median {med:7.1f} ms   min {min(firsts):7.1f}   "
+          f"max {max(firsts):7.1f}   ({runs} starts; median {verdict})")
+    if cpus:
+        print(f"{'server CPU by then':<22} median {statistics.median(cpus):7.1f} ms   "
+              f"min {min(cpus):7.1f}   max {max(cpus):7.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--edits", type=int, default=12)
     parser.add_argument("--no-stdio", action="store_true")
+    parser.add_argument("--startup", action="store_true",
+                        help="measure start-up to the first diagnostics instead")
+    parser.add_argument("--runs", type=int, default=7, help="starts measured (--startup)")
     args = parser.parse_args()
+    if args.startup:
+        startup(args.runs)
+        return
     text = build_file(args.lines)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.ptx"

@@ -393,6 +393,61 @@ class Overrides:
     launch: LaunchConfig | None = None  # only the fields given are set
 
 
+# ---------------------------------------------------------------- editor settings
+SETTING_KEYS = ("arch", "enable", "disable", "severity", "time-budget", "block", "grid",
+                "dynamic-smem", "params", "extents")
+
+
+@dataclass(frozen=True)
+class EditorSettings:
+    """What an editor sets for the language server: overrides of the configuration
+    file, as the command line's options are, and the minimum severity shown."""
+
+    overrides: Overrides = Overrides()
+    severity: Severity | None = None
+
+
+def editor_settings(values: Any, origin: str = "editor settings") -> EditorSettings:
+    """The `ptxlint` object of an editor's settings (LSP `initializationOptions` or
+    `workspace/didChangeConfiguration`): the keys of `[tool.ptxlint]` but `format`,
+    `uncoalesced-ratio` and the launch tables, and one launch for every kernel given
+    by `block`, `grid`, `dynamic-smem`, `params` and `extents`. Keys may be written
+    camelCase (`dynamicSmem`). Anything wrong is a ConfigError naming `origin`."""
+    where = Path(origin)
+    if not isinstance(values, dict):
+        raise ConfigError(where, f"expected an object of settings, not {type(values).__name__}")
+    table = {re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", str(k)).lower().replace("_", "-"): v
+             for k, v in values.items()}
+    unknown = sorted(set(table) - set(SETTING_KEYS))
+    if unknown:
+        raise ConfigError(where, f"unknown setting '{unknown[0]}' "
+                                 f"(known: {', '.join(SETTING_KEYS)})")
+    get = _Getter(table, where, "ptxlint")
+    severity, arch = get.choice("severity", tuple(SEVERITIES)), get.string("arch")
+    if arch is not None:
+        try:
+            arch_mod.get(arch)
+        except ValueError as exc:
+            raise ConfigError(where, f"arch: {exc}") from None
+    enable, disable = get.strings("enable"), get.strings("disable") or ()
+    bad = unknown_rules((*(enable or ()), *disable))
+    if bad:
+        raise ConfigError(where, f"unknown rule '{bad[0]}' (see --list-rules)")
+    launch = None
+    if {"block", "grid", "dynamic-smem", "params", "extents"} & set(table):
+        smem = get.whole("dynamic-smem")
+        try:
+            launch = LaunchConfig(
+                block=_dims(table.get("block")), grid=_dims(table.get("grid")),
+                dynamic_smem=smem, params=_keyed(get.table("params")),
+                extents=_keyed(get.table("extents"), whole=True))
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(where, f"launch: {exc}") from None
+    return EditorSettings(Overrides(arch=arch, enable=enable, disable=tuple(disable),
+                                    time_budget=get.positive("time-budget"), launch=launch),
+                          SEVERITIES[severity] if severity else None)
+
+
 def options(config: Config, overrides: Overrides = Overrides()):
     """The `LintOptions` for files governed by `config`."""
     from .lint import LintOptions  # noqa: PLC0415  (the analysis: not at import time)
@@ -429,6 +484,7 @@ def merge_launches(tables: tuple[tuple[str, LaunchConfig], ...],
     return out
 
 
-__all__ = ["Config", "ConfigError", "Overrides", "find", "for_file", "load", "parse",
+__all__ = ["Config", "ConfigError", "Overrides", "EditorSettings", "editor_settings", "find",
+           "for_file", "load", "parse",
            "options", "merge_launches", "unknown_rules", "whole", "number", "finite", "dims",
            "param_key", "FILES", "FORMATS"]

@@ -600,3 +600,76 @@ def test_a_run_stops_the_collector_and_collects_between_large_files(monkeypatch,
             pass
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+# ---------------------------------------------------------------- --stdin-filename
+def test_stdin_filename_is_shown_in_every_format(capsys, monkeypatch, tmp_path):
+    """The name replaces `<stdin>` wherever a path is shown: text, gcc, json, github,
+    and SARIF's URI (relative to the working directory, never `%3Cstdin%3E`)."""
+    monkeypatch.chdir(tmp_path)
+    name = "kernels/gen/k.ptx"
+    for fmt in ("gcc", "json", "sarif", "github", "text"):
+        monkeypatch.setattr("sys.stdin", io.StringIO(BAD))
+        code, out, _ = run(capsys, "--format", fmt, "--stdin-filename", name, "-")
+        assert code == 2, fmt
+        assert "<stdin>" not in out and "%3Cstdin%3E" not in out, fmt
+        assert name in out, fmt
+    monkeypatch.setattr("sys.stdin", io.StringIO(BAD))
+    code, out, _ = run(capsys, "--format", "sarif", "--stdin-filename", name, "-")
+    [result] = json.loads(out)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": name, "uriBaseId": "%SRCROOT%"}
+
+
+def test_stdin_filename_alone_reads_standard_input(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(BAD))
+    code, out, _ = run(capsys, "--format", "gcc", "--stdin-filename", "a/b.ptx")
+    assert code == 2 and out.startswith("a/b.ptx:7:15: error:")
+
+
+def test_stdin_filename_needs_standard_input_among_the_files(kernel_file, capsys):
+    code, _, err = run(capsys, "--stdin-filename", "a.ptx", kernel_file)
+    assert code == 2 and "give '-' among the files" in err
+    code, _, err = run(capsys, "--stdin-filename", "", "-")
+    assert code == 2 and "--stdin-filename needs the name of a file" in err
+
+
+def test_stdin_filename_finds_its_configuration(fake_rules, tmp_path, capsys, monkeypatch):
+    """The configuration is the one governing the named path, not the working
+    directory's; the CUDA file a `.loc` names is looked for beside it too."""
+    project = tmp_path / "proj"
+    (project / "kernels").mkdir(parents=True)
+    (project / "ptxlint.toml").write_text('enable = ["test-warn"]\nformat = "gcc"\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr("sys.stdin", io.StringIO(KERNEL))
+    name = str(project / "kernels" / "k.ptx")  # does not exist: only its directory counts
+    code, out, _ = run(capsys, "--stdin-filename", name, "-")
+    assert code == 1 and out == f"{name}:7:20: warning: first instruction of 'k' [test-warn]\n"
+
+
+# ---------------------------------------------------------------- --format github / html
+def test_github_format_from_the_command_line(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, _ = run(capsys, "--format", "github", "--block", "32,8", "--grid", "32,32",
+                       "--param", "2=1024", "--param", "3=1024",
+                       "ptx_samples/bank-conflict/column.bad.ptx")
+    lines = out.splitlines()
+    assert code == 1 and len(lines) == 4
+    for line in lines:
+        assert line.startswith("::warning file=ptx_samples/bank-conflict/column.bad.ptx,line=")
+        assert ",title=ptxlint (bank-conflict)::32-way shared-memory bank conflict%0A" in line
+        assert "CUDA source: ptx_samples/bank-conflict/column.bad.cu:18" in line
+
+
+def test_html_format_from_the_command_line(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    out_file = tmp_path / "report.html"
+    code, out, _ = run(capsys, "--format", "html", "-o", out_file, "--block", "32,8",
+                       "--grid", "32,32", "--param", "2=1024", "--param", "3=1024",
+                       "ptx_samples/bank-conflict/column.bad.ptx")
+    page = out_file.read_text()
+    assert code == 1 and out == ""
+    assert page.startswith("<!DOCTYPE html>") and page.count('<svg class="warp bank-conflict"') == 4
+    assert "out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];" in page

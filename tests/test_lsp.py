@@ -359,3 +359,160 @@ def test_an_analyser_failure_is_a_diagnostic(monkeypatch):
     [d] = params.diagnostics
     assert d.code == "internal-error" and "ZeroDivisionError" in d.message
     assert params.version == 3
+
+
+# ---------------------------------------------------------------- settings and config files
+def started(cwd: Path, capabilities: dict | None = None, options=None) -> Client:
+    c = Client(cwd)
+    params = {"processId": os.getpid(), "rootUri": cwd.as_uri(),
+              "capabilities": capabilities or {}}
+    if options is not None:
+        params["initializationOptions"] = options
+    result = c.request("initialize", params)
+    assert result["result"]["capabilities"]["textDocumentSync"]
+    c.notify("initialized", {})
+    return c
+
+
+def published(client: Client, uri: str, predicate=lambda found: True) -> list[dict]:
+    """The diagnostics of the next publication for `uri` that satisfies `predicate`."""
+    message = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                          and m["params"]["uri"] == uri and predicate(m["params"]["diagnostics"]))
+    return message["params"]["diagnostics"]
+
+
+def open_doc(client: Client, path: Path, text: str, version: int = 1) -> str:
+    path.write_text(text)
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": path.as_uri(), "languageId": "ptx", "version": version, "text": text}})
+    return path.as_uri()
+
+
+BROKEN_LAUNCH = '[[launch]]\nkernel = "k"\nparams = { nope = 1 }\n'
+
+
+def test_a_watched_config_change_republishes(tmp_path):
+    """A client that can watch files is asked to watch both configuration files; the
+    change it reports re-publishes the open documents at once."""
+    client = started(tmp_path, {"workspace": {"didChangeWatchedFiles": {
+        "dynamicRegistration": True}}})
+    try:
+        register = client.wait(lambda m: m.get("method") == "client/registerCapability")
+        [registration] = register["params"]["registrations"]
+        assert registration["method"] == "workspace/didChangeWatchedFiles"
+        assert sorted(w["globPattern"] for w in registration["registerOptions"]["watchers"]) \
+            == ["**/ptxlint.toml", "**/pyproject.toml"]
+        config = tmp_path / "ptxlint.toml"
+        config.write_text(BROKEN_LAUNCH)
+        uri = open_doc(client, tmp_path / "k.ptx", GOOD)
+        [d] = published(client, uri)
+        assert d["code"] == "launch-config"
+        config.write_text('disable = ["uniform-branch"]\n')
+        client.notify("workspace/didChangeWatchedFiles", {"changes": [
+            {"uri": config.as_uri(), "type": 2}]})
+        assert published(client, uri) == []
+        assert client.close() == 0
+    finally:
+        client.proc.kill()
+
+
+def test_without_a_watcher_the_server_notices_config_changes(client, tmp_path):
+    """The `client` fixture offers no capabilities: the server looks at the files."""
+    uri = open_doc(client, tmp_path / "k.ptx", GOOD)
+    assert published(client, uri) == []
+    (tmp_path / "ptxlint.toml").write_text(BROKEN_LAUNCH)  # a new file counts
+    [d] = published(client, uri, lambda found: found != [])
+    assert d["code"] == "launch-config" and "nope" in d["message"]
+    assert not [m for m in client.seen if m.get("method") == "client/registerCapability"]
+    assert client.close() == 0
+
+
+LAUNCH = {"block": [32, 8], "grid": [32, 32], "params": {"2": 1024, "3": 1024}}
+
+
+def test_initialization_options_and_configuration_changes(tmp_path):
+    """The editor's launch settings make the column reads definite 32-way conflicts;
+    the file's `severity = "warning"` applies while the editor sets none, and the
+    editor's own severity overrides it. New settings replace the old ones whole."""
+    (tmp_path / "ptxlint.toml").write_text('severity = "warning"\n')
+    (tmp_path / "column.bad.cu").write_text(COLUMN_BAD.with_name("column.bad.cu").read_text())
+    client = started(tmp_path, options={"ptxlint": LAUNCH})
+    try:
+        uri = open_doc(client, tmp_path / "column.bad.ptx", COLUMN_BAD.read_text())
+        found = published(client, uri)
+        conflicts = [d for d in found if d["code"] == "bank-conflict"]
+        assert len(conflicts) == 4
+        assert all(d["message"].startswith("32-way shared-memory bank conflict\n")
+                   for d in conflicts)
+        assert {d["severity"] for d in found} <= {1, 2}  # the file's minimum: warning
+
+        client.notify("workspace/didChangeConfiguration",
+                      {"settings": {"ptxlint": {"severity": "note", "disable": ["out-of-bounds"]}}})
+        found = published(client, uri, lambda f: any(d["severity"] == 3 for d in f))
+        assert all(d["message"].startswith("possible 32-way") for d in found
+                   if d["code"] == "bank-conflict")  # the launch settings are gone
+        assert not [d for d in found if d["code"] == "out-of-bounds"]
+
+        client.notify("workspace/didChangeConfiguration", {"settings": {"ptxlint": {"blok": 1}}})
+        shown = client.wait(lambda m: m.get("method") == "window/showMessage")
+        assert "unknown setting 'blok'" in shown["params"]["message"]
+        assert client.close() == 0
+    finally:
+        client.proc.kill()
+
+
+def test_settings_are_pulled_from_a_client_that_offers_them(tmp_path):
+    """A client with `workspace.configuration` is asked for the `ptxlint` section."""
+    client = started(tmp_path, {"workspace": {"configuration": True}})
+    try:
+        request = client.wait(lambda m: m.get("method") == "workspace/configuration")
+        assert request["params"]["items"] == [{"section": "ptxlint"}]
+        assert client.close() == 0
+    finally:
+        client.proc.kill()
+
+
+# ---------------------------------------------------------------- code actions
+def test_code_actions_open_the_docs_and_suppress(tmp_path):
+    client = started(tmp_path, {"window": {"showDocument": {"support": True}}},
+                     options={"ptxlint": LAUNCH})
+    try:
+        text = COLUMN_BAD.read_text()
+        uri = open_doc(client, tmp_path / "column.bad.ptx", text)
+        found = published(client, uri)
+        conflict = next(d for d in found if d["code"] == "bank-conflict")
+        line = conflict["range"]["start"]["line"]
+        answer = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": conflict["range"],
+            "context": {"diagnostics": [conflict]}})
+        actions = {a["title"]: a for a in answer["result"]}
+        assert set(actions) == {"Open the documentation of bank-conflict",
+                                "Suppress bank-conflict on this line"}
+        [edit] = actions["Suppress bank-conflict on this line"]["edit"]["changes"][uri]
+        end = len(text.splitlines()[line].rstrip())  # ASCII: UTF-16 units are characters
+        assert edit == {"range": {"start": {"line": line, "character": end},
+                                  "end": {"line": line, "character": end}},
+                        "newText": "  // ptxlint: disable=bank-conflict"}
+
+        command = actions["Open the documentation of bank-conflict"]["command"]
+        client.request("workspace/executeCommand", {"command": command["command"],
+                                                    "arguments": command["arguments"]})
+        shown = next(m for m in client.seen if m.get("method") == "window/showDocument")
+        assert shown["params"]["uri"] == (ROOT / "docs" / "rules" / "bank-conflict.md").as_uri()
+        assert client.close() == 0
+    finally:
+        client.proc.kill()
+
+
+def test_suppression_edit_extends_an_existing_comment():
+    from ptxlint.lsp import suppression_edit
+
+    line = "\tld.shared.f32 %f1, [%r4];  // ptxlint: disable=out-of-bounds"
+    edit = suppression_edit(line + "  ", "bank-conflict", 3)
+    assert edit.new_text == ",bank-conflict" and edit.range.start.character == len(line)
+    assert edit.range.start.line == 3
+    assert suppression_edit("\tx;  // ptxlint: disable=a,bank-conflict", "bank-conflict", 0) \
+        is None
+    wide = suppression_edit("\t/* 𝔸 */ x;", "bank-conflict", 0, "utf-16")
+    assert wide.range.start.character == len("\t/* 𝔸 */ x;".encode("utf-16-le")) // 2
+    assert wide.new_text == "  // ptxlint: disable=bank-conflict"

@@ -12,7 +12,7 @@ from rich.console import Console
 from ptxlint import __version__
 from ptxlint.cli import main
 from ptxlint.diagnostics import Certainty, CudaLocation, Diagnostic, Related, Severity
-from ptxlint.report import RuleInfo, gcc, sarif, text
+from ptxlint.report import RuleInfo, gcc, github, sarif, text
 from ptxlint.report import json as json_report
 from ptxlint.source import SourceFile, Span
 
@@ -139,8 +139,12 @@ def test_json_golden(golden):
 
 def test_sarif_golden(golden):
     out = sarif.render(FIXTURE, RULES, root=str(ROOT), docs_base=None,
-                       information_uri="https://example.invalid/ptxlint")
+                       information_uri="https://example.invalid/ptxlint", sources=SOURCES)
     golden("fixture.sarif", as_json(out))
+
+
+def test_github_golden(golden):
+    golden("fixture.github", redact(github.render(FIXTURE, root=str(ROOT))))
 
 
 def test_long_lines_are_not_wrapped_and_tabs_kept():

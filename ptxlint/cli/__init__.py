@@ -118,6 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
                "[tool.ptxlint] in pyproject.toml or ptxlint.toml; options override them.")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="PTX files or directories ('-' reads standard input)")
+    p.add_argument("--stdin-filename", metavar="PATH",
+                   help="the name of the file read from standard input: shown wherever a "
+                        "path is, and where its configuration is looked up from (with no "
+                        "FILE, standard input is read)")
     a = p.add_argument_group("analysis")
     a.add_argument("--arch", metavar="sm_XX", type=_arch,
                    help="target architecture (default: .target)")
@@ -150,8 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="size of the buffer a pointer parameter points to, decimal "
                              "or 0x hex (repeatable)")
     out = p.add_argument_group("output")
-    out.add_argument("--format", choices=("text", "gcc", "json", "sarif"),
-                     help="report format (default text)")
+    out.add_argument("--format", choices=("text", "gcc", "json", "sarif", "github", "html"),
+                     help="report format (default text): github prints GitHub Actions "
+                          "workflow commands (annotations), html one self-contained page")
     out.add_argument("--output", "-o", metavar="FILE",
                      help="write the report to FILE (replaced only once the whole report "
                           "is written; never one of the input files)")
@@ -270,6 +275,14 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.explain:
         print(run.explain(args.explain), end="")
         return EXIT_OK
+    if args.stdin_filename is not None:
+        if not args.stdin_filename.strip() or args.stdin_filename == "-":
+            parser.error("--stdin-filename needs the name of a file")
+        if not args.files:
+            args.files = ["-"]
+        elif "-" not in args.files:
+            parser.error("--stdin-filename names standard input: give '-' among the files "
+                         "(or no file at all)")
     if not args.files:
         parser.error("no files given (use '-' to read standard input)")
     cpus = os.cpu_count() or 1

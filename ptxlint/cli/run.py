@@ -58,14 +58,19 @@ def make_jobs(args: argparse.Namespace) -> list[Job]:
         time_budget=args.time_budget,
         kernels=tuple(args.kernel), launch=launch_from_args(args))
     stdin = sys.stdin.read() if "-" in args.files else None
+    # `--stdin-filename`: the name standard input is shown under, in every format,
+    # and where its configuration is looked up from (as for a file of that name)
+    named = getattr(args, "stdin_filename", None)
     jobs = []
     settings: dict[str, tuple] = {}  # directory -> (options, minimum) or (None, failure)
     for path in expand(args.files):
-        job = Job(STDIN if path == "-" else path, None if path == "-" else path,
+        shown = (named or STDIN) if path == "-" else path
+        job = Job(shown, None if path == "-" else path,
                   stdin if path == "-" else None, parse_only=args.parse_only)
-        directory = os.getcwd() if path == "-" else os.path.dirname(os.path.abspath(path))
+        lookup = named if path == "-" and named else path
+        directory = os.getcwd() if lookup == "-" else os.path.dirname(os.path.abspath(lookup))
         if directory not in settings:
-            settings[directory] = _settings(path, overrides, args.severity)
+            settings[directory] = _settings(lookup, overrides, args.severity)
         options, extra = settings[directory]
         if options is None:
             job.failure = extra
@@ -319,7 +324,8 @@ def _configured_format(jobs: list[Job]) -> str | None:
         here = config.Config()
     if here.format:
         return here.format
-    first = next((j.file for j in jobs if j.file), None)
+    # a file read, or the name standard input was given (`--stdin-filename`)
+    first = next((j.file or j.path for j in jobs if j.file or j.path != STDIN), None)
     try:
         return config.for_file(first).format if first else None
     except config.ConfigError:
@@ -343,19 +349,26 @@ def render(fmt: str, shown: list[Diagnostic], results: list[FileResult], files: 
         from ..report import json as json_report  # noqa: PLC0415
 
         return json_report.render(shown)
-    if fmt == "sarif":
-        from ..report import sarif  # noqa: PLC0415
+    if fmt == "github":
+        from ..report import github  # noqa: PLC0415
 
-        return sarif.render(shown, catalog(), root=os.getcwd(),
-                            docs_base=os.environ.get("PTXLINT_DOCS_URL"),
-                            information_uri=project_url())
-    from rich.console import Console  # noqa: PLC0415
-
-    from ..report import text  # noqa: PLC0415
-
+        return github.render(shown, root=os.getcwd())
     sources: dict[str, str] = {r.path: r.text for r in results if r.text is not None}
     sources.update(cuda_sources(shown, {r.path for r in results}))
+    if fmt == "sarif":
+        from ..report import links, sarif  # noqa: PLC0415
+
+        return sarif.render(shown, catalog(), root=os.getcwd(), docs_base=links.rules_base(),
+                            information_uri=links.homepage(), sources=sources)
+    from ..report import text  # noqa: PLC0415
+
     summary = text.Summary(files, seconds, hidden)
+    if fmt == "html":
+        from ..report import html, links  # noqa: PLC0415
+
+        return html.render(shown, sources, summary, docs_base=links.rules_base())
+    from rich.console import Console  # noqa: PLC0415
+
     plain = args.no_color or bool(os.environ.get("NO_COLOR"))
     if args.output:
         return text.render(shown, sources, summary)
@@ -388,21 +401,6 @@ def cuda_sources(diagnostics: Iterable[Diagnostic], skip: set[str]) -> dict[str,
         except OSError:
             pass
     return out
-
-
-def project_url() -> str | None:
-    """The project's home page from the installed metadata, if it names one."""
-    try:
-        from importlib.metadata import metadata  # noqa: PLC0415
-
-        meta = metadata("ptxlint")
-    except Exception:  # noqa: BLE001  (not installed: run from a checkout)
-        return None
-    for entry in meta.get_all("Project-URL") or []:
-        label, _, url = entry.partition(",")
-        if label.strip().lower() in ("homepage", "home", "repository", "source"):
-            return url.strip()
-    return meta.get("Home-page") or None
 
 
 # ---------------------------------------------------------------- information

@@ -1,41 +1,53 @@
 """SARIF 2.1.0, as GitHub code scanning reads it: one run whose driver lists every rule
-(id, name, summary, full doc, a link to its page, default level) and one result per
-diagnostic with its physical location (1-based, end column exclusive, columns counted
-in code points), the CUDA line as a related location, and ptxlint's own fields
+(id, name, summary, full doc, the absolute URL of its page, default level, tags and
+precision) and one result per diagnostic with its physical location (1-based, end
+column exclusive, columns counted in code points), the CUDA line as a related
+location, a fingerprint that survives unrelated edits, and ptxlint's own fields
 (certainty, kernel, details) under `properties`. A result's `level` is the finding's
-own severity, not one level for everything."""
+own severity, not one level for everything.
+
+Paths are URIs relative to `%SRCROOT%` (the directory given as `root`) when they lie
+inside it, else `file:` URIs, always normalised (`bin/../targets` is `targets`)."""
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterable, Sequence
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
 from ..diagnostics import Diagnostic, Severity
-from . import RuleInfo, pascal_name, path_bytes
+from . import RuleInfo, links, pascal_name, path_bytes, taxonomy
 from .json import jsonable
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+FINGERPRINT = "ptxlintFinding/v1"
 
 
 def render(diagnostics: Iterable[Diagnostic], rules: Sequence[RuleInfo], *,
            root: str | None = None, docs_base: str | None = None,
-           information_uri: str | None = None) -> str:
+           information_uri: str | None = None,
+           sources: Mapping[str, str] | None = None) -> str:
     """`root`: the directory result paths are made relative to (normally the
-    repository root). `docs_base`: prefix of the rule pages' URLs; without it each
-    `helpUri` is the page's path in the repository (`docs/rules/<id>.md`)."""
+    repository root). `docs_base`: the URL the rule pages sit under (default: the
+    project's documentation, `links.rules_base`). `information_uri`: the tool's home
+    page (default: the project's). `sources`: the texts of the PTX and CUDA files by
+    the path diagnostics name them with, for the fingerprints."""
     doc = document(diagnostics, rules, root=root, docs_base=docs_base,
-                   information_uri=information_uri)
+                   information_uri=information_uri, sources=sources)
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
 def document(diagnostics: Iterable[Diagnostic], rules: Sequence[RuleInfo], *,
              root: str | None = None, docs_base: str | None = None,
-             information_uri: str | None = None) -> dict[str, Any]:
+             information_uri: str | None = None,
+             sources: Mapping[str, str] | None = None) -> dict[str, Any]:
     diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
     rules = list(rules)
     known = {r.id for r in rules}
@@ -45,29 +57,59 @@ def document(diagnostics: Iterable[Diagnostic], rules: Sequence[RuleInfo], *,
             rules.append(RuleInfo(d.rule, pascal_name(d.rule), d.severity, "unknown",
                                   f"ptxlint diagnostic {d.rule}", ""))
     index = {r.id: i for i, r in enumerate(rules)}
+    base = docs_base or links.rules_base({})
     driver: dict[str, Any] = {"name": "ptxlint", "version": __version__,
-                              "semanticVersion": __version__}
-    if information_uri:
-        driver["informationUri"] = information_uri
-    driver["rules"] = [_rule(r, docs_base) for r in rules]
+                              "semanticVersion": __version__,
+                              "informationUri": information_uri or links.homepage()}
+    driver["rules"] = [_rule(r, base) for r in rules]
     run: dict[str, Any] = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints"}
     if root is not None:
         run["originalUriBaseIds"] = {SRCROOT: {"uri": _file_uri(Path(root).resolve()) + "/"}}
-    run["results"] = [_result(d, index[d.rule], root) for d in diagnostics]
+    results = [_result(d, index[d.rule], root) for d in diagnostics]
+    seen: Counter = Counter()  # the same finding twice in a file: told apart by order
+    for d, result in zip(diagnostics, results):
+        uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        digest = fingerprint(d, uri, sources or {})
+        seen[uri, digest] += 1
+        result["partialFingerprints"] = {FINGERPRINT: f"{digest}:{seen[uri, digest]}"}
+    run["results"] = results
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def _rule(r: RuleInfo, docs_base: str | None) -> dict[str, Any]:
-    help_uri = (docs_base.rstrip("/") + f"/{r.id}.md") if docs_base else r.doc_path
+def fingerprint(d: Diagnostic, uri: str, sources: Mapping[str, str]) -> str:
+    """A finding's identity across runs, so code scanning keeps one alert through
+    unrelated edits: the rule, the file's URI, the kernel, the text of the instruction
+    (its lines, comments dropped, runs of blanks made one space) and that of the CUDA
+    line it came from when that text is known. No line number: inserting a line above
+    moves the finding, it does not make a new one. Without the PTX text, the message
+    stands for the instruction."""
+    parts = [d.rule, uri, d.kernel or ""]
+    text = sources.get(d.file)
+    if d.span is not None and text is not None:
+        lines = text.split("\n")[d.span.line - 1:max(d.span.line, d.span.end_line)]
+        parts.append(" ".join(" ".join(line.split("//")[0].split()) for line in lines))
+    else:
+        parts.append(" ".join(d.message.split()))
+    cuda = sources.get(d.cuda.file) if d.cuda is not None else None
+    if cuda is not None and d.cuda is not None and d.cuda.line >= 1:
+        lines = cuda.split("\n")
+        if d.cuda.line <= len(lines):
+            parts.append(" ".join(lines[d.cuda.line - 1].split()))
+    raw = "\0".join(parts).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(raw).hexdigest()[:32]
+
+
+def _rule(r: RuleInfo, docs_base: str) -> dict[str, Any]:
     return {
         "id": r.id,
         "name": r.name,
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": r.doc or r.summary},
         "help": {"text": r.doc or r.summary, "markdown": r.doc or r.summary},
-        "helpUri": help_uri,
+        "helpUri": links.rule_url(r.id, docs_base),
         "defaultConfiguration": {"level": LEVEL[r.severity]},
-        "properties": {"stage": r.stage},
+        "properties": {"stage": r.stage, "tags": taxonomy.tags(r.id, r.stage),
+                       "precision": taxonomy.precision(r.id, r.stage)},
     }
 
 
@@ -117,19 +159,23 @@ def _result(d: Diagnostic, rule_index: int, root: str | None) -> dict[str, Any]:
 
 
 def _artifact(path: str, root: str | None) -> dict[str, Any]:
-    """A path relative to `root` when it lies inside it, else a `file:` URI. URIs
-    percent-encode the name's bytes, those that are not UTF-8 included (`%FF`)."""
-    p = Path(path)
+    """A path relative to `root` when it lies inside it, else a `file:` URI; never
+    with `.` or `..` segments (`os.path.normpath`: a CUDA toolkit header named as
+    `.../bin/../targets/...`). URIs percent-encode the name's bytes, those that are
+    not UTF-8 included (`%FF`)."""
+    p = Path(os.path.normpath(path))
     if root is not None:
         base = Path(root).resolve()
-        absolute = p if p.is_absolute() else base / p
+        absolute = Path(os.path.normpath(p if p.is_absolute() else base / p))
         try:
             relative = absolute.resolve().relative_to(base)
-        except ValueError:
-            return {"uri": _file_uri(absolute) if absolute.is_absolute() else _quote(path)}
+        except (ValueError, OSError):
+            return {"uri": _file_uri(absolute)}
         return {"uri": _quote(str(PurePosixPath(*relative.parts))), "uriBaseId": SRCROOT}
     if p.is_absolute():
         return {"uri": _file_uri(p)}
+    if p.parts[:1] == ("..",):  # above the working directory: name it in full
+        return {"uri": _file_uri(Path(os.path.abspath(p)))}
     return {"uri": _quote(p.as_posix())}
 
 
@@ -144,4 +190,4 @@ def _file_uri(path: Path) -> str:
         return "file://" + _quote(path.as_posix())
 
 
-__all__ = ["render", "document", "LEVEL", "SCHEMA"]
+__all__ = ["render", "document", "fingerprint", "LEVEL", "SCHEMA", "FINGERPRINT"]

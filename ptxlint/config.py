@@ -46,7 +46,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 FILES = ("ptxlint.toml", "pyproject.toml")
-FORMATS = ("text", "gcc", "json", "sarif")
+FORMATS = ("text", "gcc", "json", "sarif", "github", "html")
 SEVERITIES = {str(s): s for s in Severity}
 KEYS = ("arch", "enable", "disable", "severity", "format", "time-budget",
         "uncoalesced-ratio", "launch")

@@ -120,3 +120,11 @@ def test_loading_reports_every_fault_as_a_config_error(tmp_path, content, line, 
         config.for_file(tmp_path / "k.ptx")
     assert message in info.value.message and info.value.line == line
     assert info.value.path == (tmp_path / "ptxlint.toml").resolve()
+
+
+def test_every_report_format_of_the_command_line_is_allowed_in_the_config():
+    from ptxlint.cli import build_parser
+    from ptxlint.config import FORMATS
+
+    (action,) = [a for a in build_parser()._actions if a.dest == "format"]
+    assert tuple(action.choices) == FORMATS

@@ -18,6 +18,10 @@ That is sound for divergence: a branch with one arm spinning forever gets the ex
 its reconvergence point, so code after the other arm is control dependent on it,
 and blocks inside the spinning loop still reconverge where they really do. Virtual
 edges shape only the post-dominator tree; `succs`/`preds` stay the real edges.
+
+Most of this is linear; the loops of an irreducible graph (a search of the whole graph
+per head), the dominance frontiers and control dependence can grow with blocks x
+branches, so they check the kernel's `Deadline` (`deadline.py`) as they go.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable, Sequence
 
+from .deadline import Deadline
 from .ir.instruction import Instruction
 from .ir.module import Function, Label, ListDirective, Statement
 from .ir.operands import Symbol
@@ -98,8 +103,9 @@ def ends_block(insn: Instruction) -> bool:
 _CLOSES: dict[type, bool] = {}  # instruction class -> whether it is a branch or terminator
 
 
-def build_cfg(function: Function) -> CFG:
-    """Split `function.body` into blocks and wire their edges, in linear time."""
+def build_cfg(function: Function, deadline: Deadline | None = None) -> CFG:
+    """Split `function.body` into blocks and wire their edges, in linear time.
+    `deadline`: the kernel's, checked by the orders, trees and loops computed later."""
     blocks, lists = _split(function.body or [])
     blocks.append(BasicBlock(len(blocks), is_exit=True))
     by_label = {name: b.index for b in blocks for name in b.labels}
@@ -111,7 +117,7 @@ def build_cfg(function: Function) -> CFG:
             preds[s].append(b.index)
     for b in blocks:
         b.preds = tuple(preds[b.index])
-    return CFG(function, blocks, by_label)
+    return CFG(function, blocks, by_label, deadline)
 
 
 def _split(body: Sequence[Statement]) -> tuple[list[BasicBlock], dict[str, ListDirective]]:
@@ -175,12 +181,14 @@ def _target_names(insn: Instruction, lists: dict[str, ListDirective]) -> list[st
 class CFG:
     """Blocks plus lazily computed orders, trees and loops (each computed once)."""
 
-    def __init__(self, function: Function, blocks: list[BasicBlock], by_label: dict[str, int]):
+    def __init__(self, function: Function, blocks: list[BasicBlock], by_label: dict[str, int],
+                 deadline: Deadline | None = None):
         self.function = function
         self.blocks = blocks
         self.by_label = by_label  # label name -> block index
         self.entry = 0
         self.exit = len(blocks) - 1
+        self.deadline = deadline if deadline is not None else Deadline()
 
     @cached_property
     def _where(self) -> dict[int, tuple[int, int]]:
@@ -252,15 +260,36 @@ class CFG:
         latches: dict[int, list[int]] = {}
         for t, h in self.back_edges:
             latches.setdefault(h, []).append(t)
-        return {h: self._loop(h, ts) for h, ts in sorted(latches.items())}
+        with self.deadline.phase("loops"):
+            return {h: self._loop(h, ts) for h, ts in sorted(latches.items())}
+
+    @cached_property
+    def _components(self) -> list[int]:
+        """Per block, its strongly connected component (Kosaraju: finish order on the
+        reversed graph, then forward searches)."""
+        n = len(self.blocks)
+        post, _ = _dfs(range(n), self._pred, n)
+        comp = [-1] * n
+        for root in reversed(post):
+            if comp[root] < 0:
+                for b in _reach([root], lambda b: (s for s in self._succ(b) if comp[s] < 0)):
+                    comp[b] = root
+        return comp
 
     def _loop(self, head: int, latches: list[int]) -> Loop:
         # Blocks reaching a latch without passing the head, cut to those the head
-        # reaches: linear in the loop for reducible graphs, in the graph otherwise.
+        # reaches. Every such block is on a cycle through the (reachable) head, so the
+        # backward search stays in the head's strongly connected component: linear in
+        # the loop, for irreducible graphs too (a search of the whole graph per head
+        # would make a chain of n irreducible loops cost n x blocks).
+        tick = self.deadline.tick
+        comp = self._components
+        home = comp[head]
         reach = _reach([t for t in latches if t != head],
-                       lambda b: (p for p in self._pred(b) if p != head and self.is_reachable(p)))
+                       lambda b: (p for p in self._pred(b) if p != head and comp[p] == home),
+                       tick)
         body = {head} | _reach([s for s in self._succ(head) if s in reach],
-                               lambda b: (s for s in self._succ(b) if s in reach))
+                               lambda b: (s for s in self._succ(b) if s in reach), tick)
         exits = tuple(sorted((u, v) for u in body for v in self._succ(u) if v not in body))
         reducible = all(p in body for b in body if b != head
                         for p in self._pred(b) if self.is_reachable(p))
@@ -270,7 +299,7 @@ class CFG:
     @cached_property
     def idom(self) -> list[int | None]:
         """Immediate dominator per block; None for the entry and unreachable blocks."""
-        return _chk(self._forward_dfs[0], self._pred, len(self.blocks))
+        return _chk(self._forward_dfs[0], self._pred, len(self.blocks), self.deadline)
 
     @cached_property
     def _dom_ranges(self) -> tuple[list[int], list[int]]:
@@ -290,7 +319,8 @@ class CFG:
         """Per block: where its dominance ends (SSA phi placement, join points)."""
         def live_preds(b: int) -> Iterable[int]:
             return (p for p in self._pred(b) if self.is_reachable(p))
-        return _frontier(self._forward_dfs[0], live_preds, self.idom, len(self.blocks))
+        return _frontier(self._forward_dfs[0], live_preds, self.idom, len(self.blocks),
+                         self.deadline.tick)
 
     # --- post-dominance ------------------------------------------------------------
     @cached_property
@@ -317,7 +347,7 @@ class CFG:
         has one thanks to the virtual edges."""
         succ, pred = self._pdom_graph
         post, _ = _dfs([self.exit], pred.__getitem__, len(self.blocks))
-        return _chk(tuple(reversed(post)), succ.__getitem__, len(self.blocks))
+        return _chk(tuple(reversed(post)), succ.__getitem__, len(self.blocks), self.deadline)
 
     @cached_property
     def _pdom_ranges(self) -> tuple[list[int], list[int]]:
@@ -340,7 +370,8 @@ class CFG:
     def post_dominance_frontier(self) -> list[frozenset[int]]:
         """Per block: the branches that decide whether it runs."""
         n = len(self.blocks)
-        return _frontier(range(n), self._pdom_graph[0].__getitem__, self.ipdom, n)
+        return _frontier(range(n), self._pdom_graph[0].__getitem__, self.ipdom, n,
+                         self.deadline.tick)
 
     def control_dependence(self) -> dict[int, frozenset[int]]:
         """Branch block -> blocks whose execution it decides (Ferrante, Ottenstein
@@ -351,7 +382,9 @@ class CFG:
     @cached_property
     def _control_dependence(self) -> dict[int, frozenset[int]]:
         deps: dict[int, set[int]] = {b.index: set() for b in self.blocks if len(b.succs) > 1}
+        tick = self.deadline.tick
         for b, frontier in enumerate(self.post_dominance_frontier):
+            tick()
             for a in frontier:
                 if a in deps:
                     deps[a].add(b)
@@ -405,10 +438,13 @@ def _dfs(roots: Iterable[int], succ: Step, n: int) -> tuple[list[int], list[Edge
     return post, retreating
 
 
-def _reach(roots: Iterable[int], step: Step) -> set[int]:
+def _reach(roots: Iterable[int], step: Step, tick: Callable[[], None] | None = None
+           ) -> set[int]:
     seen = set(roots)
     stack = list(seen)
     while stack:
+        if tick is not None:
+            tick()
         for s in step(stack.pop()):
             if s not in seen:
                 seen.add(s)
@@ -416,7 +452,8 @@ def _reach(roots: Iterable[int], step: Step) -> set[int]:
     return seen
 
 
-def _chk(order: Sequence[int], preds: Step, n: int) -> list[int | None]:
+def _chk(order: Sequence[int], preds: Step, n: int, deadline: Deadline
+         ) -> list[int | None]:
     """Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm": iterate
     idom = intersection of processed predecessors' idoms over reverse postorder.
     Terminates on irreducible graphs too, in a few more passes."""
@@ -429,6 +466,7 @@ def _chk(order: Sequence[int], preds: Step, n: int) -> list[int | None]:
     idom[order[0]] = order[0]
     changed = True
     while changed:
+        deadline.check()  # a pass is linear; irreducible graphs take more of them
         changed = False
         for b in order[1:]:
             new = None
@@ -451,13 +489,14 @@ def _intersect(a: int, b: int, idom: list, num: list[int]) -> int:
 
 
 def _frontier(nodes: Iterable[int], preds: Step, idom: list[int | None],
-              n: int) -> list[frozenset[int]]:
+              n: int, tick: Callable[[], None]) -> list[frozenset[int]]:
     """CHK's frontier walk: from each predecessor of b up to idom(b), exclusive."""
     df: list[set[int]] = [set() for _ in range(n)]
     for b in nodes:
         for p in preds(b):
             r: int | None = p
             while r is not None and r != idom[b]:
+                tick()
                 df[r].add(b)
                 r = idom[r]
     return [frozenset(s) for s in df]

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from . import arch as arch_mod
-from .analysis import analyze
+from .analysis import INCOMPLETE, analyze, incomplete
+from .deadline import Deadline, DeadlineExceeded
 from .diagnostics import Diagnostic, Severity
 from .interp.worklist import FixpointParams
 from .ir.build import PARSE_ERROR, parse_module
@@ -36,7 +37,7 @@ class LintOptions:
     launches: dict[str, LaunchConfig] = field(default_factory=dict)  # pattern -> config
     enable: frozenset[str] | None = None  # None: every rule
     disable: frozenset[str] = frozenset()
-    time_budget: float = 5.0
+    time_budget: float = 5.0  # seconds per kernel: analysis, rules and replays together
     rule_options: dict = field(default_factory=dict)  # e.g. {"uncoalesced_ratio": 2.0}
 
     def launch_for(self, kernel: str) -> LaunchConfig | None:
@@ -114,7 +115,7 @@ def _target(module: Module, options: LintOptions) -> tuple[arch_mod.Arch, Diagno
         fallback = arch_mod.get(None)
         return fallback, Diagnostic(
             UNKNOWN_TARGET, Severity.NOTE, f"{exc}: the hardware figures of {fallback.name} "
-            "are used", module.path, None, details={"target": name,
+            "are used", module.path, module.target_span, details={"target": name,
                                                      "assumed": fallback.name},
             help="give a known architecture with --arch")
 
@@ -137,47 +138,74 @@ def collector_paused():
 
 def lint_entry(module: Module, fn, options: LintOptions, rules: list, target
                ) -> list[Diagnostic]:
+    """One kernel, within its time budget: one `Deadline` for every phase (the
+    analysis and its pre-passes, each rule, the re-analyses and replays rules ask for).
+    Past it, an `analysis-incomplete` note names the phase; the analysis's own notes and
+    the findings the rules made on the final facts stay."""
     if options.kernels and not any(fnmatch.fnmatchcase(fn.name, k) for k in options.kernels):
         return []
+    deadline = Deadline(options.time_budget)
     try:
         result = analyze(fn, options.launch_for(fn.name), module=module,
-                         params=analysis_params(options.time_budget))
+                         params=analysis_params(options.time_budget), deadline=deadline)
     except ValueError as exc:  # a launch configuration that does not fit the kernel
         return [Diagnostic(LAUNCH_ERROR, Severity.ERROR, str(exc), module.path, fn.span,
                            kernel=fn.name)]
     out = [d for d in result.diagnostics if options.rule_enabled(d.rule)]
     if result.complete:
-        out.extend(check_rules(rules, module, result, target, options.rule_options))
+        found = check_rules(rules, module, result, target, options.rule_options, deadline)
+        out.extend(d for d in found if d.rule != INCOMPLETE or options.rule_enabled(d.rule))
     return out
 
 
-def analysis_params(time_budget: float) -> FixpointParams:
+def analysis_params(time_budget: float = 5.0) -> FixpointParams:
     """The fixpoint as the lint runs it: only what the rules can observe is interpreted
-    (`interp/relevance.py`), the other registers stay unknown."""
+    (`interp/relevance.py`), the other registers stay unknown. (`time_budget` serves
+    callers that give `analyze` no deadline.)"""
     return FixpointParams(time_budget=time_budget, rules_only=True)
 
 
-def check_rules(rules: list, module: Module, result, target, rule_options: dict
-                ) -> list[Diagnostic]:
+def check_rules(rules: list, module: Module, result, target, rule_options: dict,
+                deadline: Deadline | None = None) -> list[Diagnostic]:
     """The rules on a finished analysis: every rule on the kernel's facts, the rules that
     judge single instructions (`Rule.checks_callees`) also on the facts of each device
     function it calls, per argument state; of the findings several argument states give
-    at one instruction, the first of the highest severity stays."""
+    at one instruction, the first of the highest severity stays.
+
+    `deadline`: the kernel's (the analysis's by default). When it runs out, the
+    findings made so far stay (each was computed on the final facts) and an
+    `analysis-incomplete` note names the rule and those that did not finish."""
     fn, launch = result.function, result.facts.ctx.launch
-    rc = RuleContext(module, fn, result.facts, target, launch, rule_options)
-    out = [d for rule in rules for d in rule.check(rc)]
+    deadline = deadline if deadline is not None else result.facts.deadline
+    rc = RuleContext(module, fn, result.facts, target, launch, rule_options,
+                     deadline=deadline)
+    out: list[Diagnostic] = []
     in_callees: dict[tuple, Diagnostic] = {}
-    for facts in result.callee_facts:
-        crc = RuleContext(module, facts.function, facts, target, launch, rule_options,
-                          entry=fn)
+    unfinished = [rule.id for rule in rules]
+    try:
         for rule in rules:
-            if not rule.checks_callees:
-                continue
-            for d in rule.check(crc):
-                key = (d.rule, d.line, d.column)
-                if key not in in_callees or d.severity > in_callees[key].severity:
-                    in_callees[key] = d
+            with deadline.phase(f"rule {rule.id}"):
+                out.extend(rule.check(rc))  # what a generator yielded before it stopped stays
+            if not rule.checks_callees or not result.callee_facts:
+                unfinished.remove(rule.id)
+        for facts in result.callee_facts:
+            crc = RuleContext(module, facts.function, facts, target, launch, rule_options,
+                              entry=fn, deadline=deadline)
+            for rule in rules:
+                if rule.checks_callees:
+                    with deadline.phase(f"rule {rule.id} in {facts.function.name}"):
+                        _keep_worst(in_callees, rule.check(crc))
+        unfinished.clear()
+    except DeadlineExceeded as exc:
+        out.append(incomplete(module, fn, exc, tuple(unfinished)))
     return out + list(in_callees.values())
+
+
+def _keep_worst(found: dict[tuple, Diagnostic], diagnostics) -> None:
+    for d in diagnostics:
+        key = (d.rule, d.line, d.column)
+        if key not in found or d.severity > found[key].severity:
+            found[key] = d
 
 
 

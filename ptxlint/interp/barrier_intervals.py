@@ -19,6 +19,7 @@ Branches the whole block takes together never put A and B side by side: `if (blo
 from __future__ import annotations
 
 import weakref
+from collections import deque
 from collections.abc import Callable, Sequence
 from functools import cached_property
 
@@ -81,13 +82,17 @@ def control_closure(cfg, block: int) -> list[int]:
     """The branch blocks deciding whether `block` runs, iterated; nearest first."""
     frontier = cfg.post_dominance_frontier
     seen: list[int] = []
-    todo = [b for b in sorted(frontier[block], key=lambda b: -cfg.rpo_index[b])]
+    done: set[int] = set()
+    tick = cfg.deadline.tick
+    todo = deque(sorted(frontier[block], key=lambda b: -cfg.rpo_index[b]))
     while todo:
-        b = todo.pop(0)
-        if b in seen or len(cfg.blocks[b].succs) < 2:
+        tick()
+        b = todo.popleft()
+        if b in done or len(cfg.blocks[b].succs) < 2:
             continue
         seen.append(b)
-        todo.extend(sorted(frontier[b] - set(seen), key=lambda b: -cfg.rpo_index[b]))
+        done.add(b)
+        todo.extend(sorted(frontier[b] - done, key=lambda b: -cfg.rpo_index[b]))
     return seen
 
 
@@ -113,10 +118,12 @@ class Intervals:
         cfg, clean = self.cfg, self.clean
         out = [0] * len(cfg.blocks)
         order = list(reversed(cfg.rpo()))
+        tick = cfg.deadline.tick  # blocks x blocks bits: the kernel's deadline bounds it
         changed = True
         while changed:
             changed = False
             for b in order:
+                tick()
                 acc = 0
                 for s in cfg.blocks[b].succs:
                     acc |= 1 << s
@@ -188,10 +195,12 @@ class Intervals:
         """`init` joined, through barrier-free blocks, with what their neighbours along
         `edges` (succs or preds) hold, to a fixed point."""
         out, clean = list(init), self.clean
+        tick = self.cfg.deadline.tick
         changed = True
         while changed:
             changed = False
             for b in order:
+                tick()
                 if not clean[b]:
                     continue
                 acc = out[b] | self._gather(b, out, edges)
@@ -214,6 +223,7 @@ class Intervals:
     def _branch_pairs(self, out: list[int], start: list[int], branches: Sequence[int]) -> None:
         """Points on different arms of a block-varying branch run side by side."""
         for d in branches:
+            self.cfg.deadline.check()
             arms = [start[s] for s in self.cfg.blocks[d].succs]
             for a, arm in enumerate(arms):
                 others = 0

@@ -62,15 +62,14 @@ class BlockVariance:
     def __init__(self, facts):
         self.facts = facts
         self.cfg = facts.cfg
-        sync = getattr(facts._interp, "sync", None)  # noqa: SLF001 -- built by the fixpoint
-        self.sync: SyncDependence = sync if sync is not None else SyncDependence(self.cfg)
+        self.sync: SyncDependence = facts.sync  # the fixpoint's: regions asked for stay
         self.kernel_params = frozenset(p.name for p in facts.function.params)
         self.divergent: set[int] = set()  # block-varying branches
         self.index: dict[str, int] = {}  # register key -> bit
         self._masks: dict[str, int] = {}  # register key -> 1 << bit
         self.entry_sets: list[int | None] = [None] * len(self.cfg.blocks)
         self._plans: dict[int, tuple] = {}
-        self._merge_bits: dict[int, list[tuple[int, int]]] = {}
+        self._branch_bits: dict[int, int] = {}  # branch -> what its region defines
         self._per_block: dict[int, list[int]] = {}
         self._solve()
 
@@ -97,13 +96,16 @@ class BlockVariance:
                         out.add(reg.key)
         return self.bits(out)
 
-    def _merges(self, b: int) -> list[tuple[int, int]]:
-        """(branch, bits of the registers its region defines) for merge block b."""
-        hit = self._merge_bits.get(b)
-        if hit is None:
-            hit = self._merge_bits[b] = [(br, self.bits(defs))
-                                         for br, defs in self.sync.at_merge.get(b, ())]
-        return hit
+    def _tainted(self, b: int) -> int:
+        """Bits of the registers defined under the block-varying branches whose arms
+        meet at merge block b."""
+        out = 0
+        for br in self.sync.branches_at(b, self.divergent):
+            bits = self._branch_bits.get(br)
+            if bits is None:
+                bits = self._branch_bits[br] = self.bits(self.sync.defined_by((br,)))
+            out |= bits
+        return out
 
     def _solve(self) -> None:
         """Worklist in reverse postorder: a block is redone when what flows into it grew,
@@ -112,21 +114,22 @@ class BlockVariance:
         rank = cfg.rpo_index
         incoming: dict[int, int] = {cfg.entry: self._initial()}
         todo = {cfg.entry}
+        check = facts.deadline.check
         while todo:
+            check()
             b = min(todo, key=rank.__getitem__)
             todo.discard(b)
             if facts.in_states[b] is None:
                 continue
             varying = incoming.get(b, 0)
-            for branch, defs in self._merges(b):
-                if branch in self.divergent:
-                    varying |= defs
+            if b in self.sync.at_merge:
+                varying |= self._tainted(b)
             self.entry_sets[b] = varying
             for insn in cfg.blocks[b].instructions:
                 varying = self.transfer(insn, varying)
             if b not in self.divergent and self._branch_varies(b, varying):
                 self.divergent.add(b)
-                todo |= self.sync.merges_of.get(b, set())
+                todo.update(self.sync.merges_of(b))
             for s in cfg.blocks[b].succs:
                 into = incoming.get(s)
                 if into is None or varying & ~into:

@@ -12,6 +12,7 @@ unknown, and a note says so.
 from __future__ import annotations
 
 from ..cfg import build_cfg
+from ..deadline import Deadline
 from ..domains.state import State
 from ..domains.value import TOP
 from ..ir.module import Module
@@ -27,16 +28,17 @@ SPECIAL_PREFIXES = ("%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid",
 
 
 class CallAnalyzer:
-    def __init__(self, module: Module, params, launch=None):
+    def __init__(self, module: Module, params, launch=None, deadline: Deadline | None = None):
         self.module = module
         self.params = params
         self.launch = launch
+        self.deadline = deadline if deadline is not None else Deadline(params.time_budget)
         self.stack: list[str] = []
         self.cache: dict[tuple, State | None] = {}
         # the facts of each callee under each distinct argument state, for the rules
         self.facts: list = []
 
-    def apply(self, insn: Call, s: State, ctx: Ctx, deadline: float) -> None:
+    def apply(self, insn: Call, s: State, ctx: Ctx) -> None:
         callee_op = insn.callee
         callee = self.module.function(callee_op.name) if isinstance(callee_op, Symbol) else None
         results = [r.name for r in insn.returns if isinstance(r, Symbol)]
@@ -66,7 +68,7 @@ class CallAnalyzer:
         key = (callee.name, tuple(sorted((k, repr(v)) for k, v in entry.params.items())),
                tuple(sorted((k, repr(v)) for k, v in entry.regs.items())))
         if key not in self.cache:
-            self.cache[key] = self._analyse(callee, entry, deadline, ctx)
+            self.cache[key] = self._analyse(callee, entry, ctx)
         exit_state = self.cache[key]
         self._forget(s, results)
         for formal, actual in zip(callee.returns, insn.returns):
@@ -83,16 +85,17 @@ class CallAnalyzer:
         for cell in [c for c in s.params if c[0] in names]:
             del s.params[cell]
 
-    def _analyse(self, callee, entry: State, deadline: float, caller: Ctx) -> State | None:
+    def _analyse(self, callee, entry: State, caller: Ctx) -> State | None:
         from .worklist import Interpreter  # noqa: PLC0415 - mutual recursion
-        cfg = build_cfg(callee)
+        cfg = build_cfg(callee, self.deadline)
         # same thread, same launch: the caller's bounds; notes go to the caller's report
         ctx = Ctx(callee, self.module, self.launch, caller.bounds, caller.notes,
                   entry=caller.entry or caller.function)
         self.stack.append(callee.name)
         try:
-            interp = Interpreter(cfg, ctx, self.params, self, deadline)
-            states = interp.run(entry)
+            with self.deadline.phase(f"call to {callee.name}"):
+                interp = Interpreter(cfg, ctx, self.params, self, self.deadline)
+                states = interp.run(entry)
         finally:
             self.stack.pop()
         self.facts.append(Facts(cfg, ctx, states, interp.divergent, interp))

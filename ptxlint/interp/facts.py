@@ -59,19 +59,34 @@ class Facts:
     def function(self):
         return self.cfg.function
 
+    @property
+    def deadline(self):
+        """The kernel's time budget (`deadline.py`), for what the rules compute on these
+        facts."""
+        return self._interp.deadline
+
+    @property
+    def sync(self):
+        """Each divergent branch's region and merge points (`divergence.py`), as the
+        fixpoint found them."""
+        return self._interp.sync
+
     def walk(self) -> Iterator[tuple[int, Instruction, State]]:
         """(block, instruction, state before it) for every reachable instruction,
         in layout order. The state is shared: copy it to keep it."""
+        check = self._interp.deadline.check
         for b, block in enumerate(self.cfg.blocks):
             start = self.in_states[b]
             if start is None:
                 continue
             state = self._interp._entry_state(b)
             for insn in block.instructions:
+                check()  # per instruction: blocks of thousands of them, tens of us each
                 yield b, insn, state
                 self._interp.step(insn, state)
 
     def state_before(self, insn: Instruction) -> State | None:
+        self._interp.deadline.check()  # a walk over the block so far: per instruction asked
         b, i = self.cfg.position(insn)
         if self.in_states[b] is None:
             return None

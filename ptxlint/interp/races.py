@@ -96,7 +96,9 @@ class RaceFinder:
         """One race per written statement (`_group`), in order: the definite one if any,
         else the one where most threads meet another."""
         groups: dict[tuple, Race] = {}
+        check = self.facts.deadline.check  # deciding a pair evaluates every thread
         for n, (i, j, same_warp) in enumerate(self.pairs()):
+            check()
             if n >= MAX_PAIRS or self.rows_only:
                 self.unchecked.update((i, j))
                 continue
@@ -120,11 +122,13 @@ class RaceFinder:
         by_obj: dict[str | None, int] = {}
         for k, x in enumerate(info):
             by_obj[x[3]] = by_obj.get(x[3], 0) | 1 << k
+        tick = self.facts.deadline.tick
         for i, (w1, at1, st1, obj, lo1, hi1, wd1) in enumerate(info):
             if not w1 or obj is None:
                 continue
             cand = cta[i] & by_obj[obj]
             while cand:
+                tick()
                 low = cand & -cand
                 j = low.bit_length() - 1
                 cand ^= low
@@ -272,6 +276,7 @@ class RaceFinder:
         insns = [a.insn for a in self.accs]
         out = [0] * len(insns)
         for d in self.builder.defs.get(key, []):
+            self.facts.deadline.check()  # accesses x definitions
             after = 0
             for j, y in enumerate(insns):
                 if self.cta.reaches(d, y):

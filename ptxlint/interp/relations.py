@@ -49,14 +49,15 @@ class Relations:
         self._selp: dict[int, bool] = {}  # id(insn) -> `selp_may_refine`
 
     def _build(self) -> None:
-        self._built = True
         self.insns: list[Instruction] = []  # relation id -> the instruction
         self.dest: list[str] = []  # relation id -> its destination register
         self.names: list[tuple[str, ...]] = []  # relation id -> every register it names
         self.by_reg: dict[str, list[int]] = {}  # register -> relations naming it
         self.gen: dict[int, int] = {}  # id(insn) -> its relation's bit
+        tick = self.cfg.deadline.tick
         for block in self.cfg.blocks:
             for insn in block.instructions:
+                tick()
                 shape = links.relation_shape(insn)
                 if shape is None:
                     continue
@@ -68,6 +69,7 @@ class Relations:
                     self.by_reg.setdefault(r, []).append(rid)
                 self.gen[id(insn)] = 1 << rid
         self._solve()
+        self._built = True  # only once solved: the deadline may stop `_solve`
 
     def _kills(self, insn: Instruction) -> int:
         mask = 0
@@ -84,9 +86,11 @@ class Relations:
         full = (1 << n) - 1
         trans = []  # per block: (killed, generated) of the block as a whole
         self.kill: dict[int, int] = {}  # id(insn) -> the relations it ends
+        tick = self.cfg.deadline.tick
         for block in blocks:
             kill = gen = 0
             for insn in block.instructions:
+                tick()  # a write kills every relation naming its register: bitset work
                 k = self.kill[id(insn)] = self._kills(insn)
                 kill |= k
                 gen = (gen & ~k) | self.gen.get(id(insn), 0)
@@ -100,6 +104,7 @@ class Relations:
             for b in order:
                 if b == self.cfg.entry:
                     continue
+                tick()
                 new = full
                 for p in blocks[b].preds:
                     kill, gen = trans[p]

@@ -18,17 +18,19 @@
   those its edges narrowed, become varying (`divergence.SyncDependence`).
 - Guarded instructions run on a state refined by the guard; when the guard may be
   false, results join with the old values, and a non-uniform guard makes them varying.
-- A time budget per function raises `BudgetExceeded`; the caller reports it.
+- The kernel's `Deadline` (`deadline.py`) is checked at every block visit, also in
+  the narrowing pass; past it `DeadlineExceeded` leaves the fixpoint unfinished
+  and the caller reports that (no iterate short of the fixpoint reaches a rule).
 - With `FixpointParams.rules_only` (the lint's setting), the instructions outside the
   rules' slice (`relevance.py`) are not interpreted: their destinations stay unknown.
 """
 from __future__ import annotations
 
 import heapq
-import time
 from dataclasses import dataclass
 
 from ..cfg import CFG, is_brx
+from ..deadline import Deadline
 from ..domains.lattice import Tri
 from ..domains.relation import Link
 from ..domains.state import State
@@ -56,17 +58,22 @@ class FixpointParams:
     join_visits: int = 2  # plain joins at a loop head before widening
     max_visits: int = 64  # a block visited this often goes to top
     narrowing_passes: int = 1
-    time_budget: float = 5.0  # seconds per function (calls included)
+    # seconds of the `Deadline` that `analysis.analyze` makes when its caller gives none
+    time_budget: float = 5.0
+    # instructions the fixpoint may interpret before it gives up (`WorkExceeded`): a
+    # budget for optional re-analyses that gives the same answer on every machine
+    max_work: int | None = None
     memoize: bool = True  # replay an instruction whose inputs are those of its last run
     # interpret only what the rules can observe (`relevance.py`); other registers unknown
     rules_only: bool = False
 
 
-class BudgetExceeded(Exception):
-    pass
+class WorkExceeded(Exception):
+    """The fixpoint interpreted `FixpointParams.max_work` instructions."""
 
 
-_NOTHING: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+_NONE: frozenset = frozenset()
+_NOTHING: tuple[frozenset, frozenset] = (_NONE, _NONE)
 _COUNTING = (Add, Sub)
 # how an instruction runs (`_plan`); a stateful one reads registers beyond its operands,
 # a counter update (`i += c`) also shifts the links that read i
@@ -109,14 +116,13 @@ def _plan(insn: Instruction, ctx: Ctx) -> tuple:
 
 class Interpreter:
     def __init__(self, cfg: CFG, ctx: Ctx, params: FixpointParams, calls=None,
-                 deadline: float | None = None):
+                 deadline: Deadline | None = None):
         self.cfg = cfg
         self.ctx = ctx
         self.params = params
         self.calls = calls
-        self.deadline = deadline if deadline is not None else \
-            time.perf_counter() + params.time_budget
-        self.sync = SyncDependence(cfg)
+        self.deadline = deadline if deadline is not None else cfg.deadline
+        self.sync = SyncDependence(cfg, self.deadline)
         ctx.relations = Relations(cfg)
         self.divergent: set[int] = set()
         # divergent branch block -> registers its edges narrowed (`_note_refined`)
@@ -149,13 +155,14 @@ class Interpreter:
         self.in_states[self.cfg.entry] = entry
         queue = [(self._order[self.cfg.entry], self.cfg.entry)]
         queued = {self.cfg.entry}
-        steps = 0
+        check = self.deadline.check  # a visit costs microseconds, the clock nanoseconds
+        max_work = self.params.max_work
         while queue:
             _, b = heapq.heappop(queue)
             queued.discard(b)
-            steps += 1
-            if steps & 31 == 0 and time.perf_counter() > self.deadline:
-                raise BudgetExceeded(self.cfg.function.name)
+            check()
+            if max_work is not None and self.work > max_work:
+                raise WorkExceeded(self.cfg.function.name)
             for succ in self._visit(b):
                 if succ not in queued and self._order[succ] >= 0:
                     queued.add(succ)
@@ -164,11 +171,12 @@ class Interpreter:
         # fixpoint ended with (`_narrow` skips what neither touched)
         self._renarrowed: set[int] = set()
         self._settled = (len(self.divergent), self.refined_version)
-        for _ in range(self.params.narrowing_passes):
-            version = -1
-            while version != self.refined_version:  # a merge point was computed too early
-                version = self.refined_version  # (the sets only grow: this ends)
-                self._narrow()
+        with self.deadline.phase("narrowing"):
+            for _ in range(self.params.narrowing_passes):
+                version = -1
+                while version != self.refined_version:  # a merge point was computed early
+                    version = self.refined_version  # (the sets only grow: this ends)
+                    self._narrow()
         self._edges.clear()
         return self.in_states
 
@@ -214,10 +222,10 @@ class Interpreter:
         hit = self._taint_cache.get(b)
         if hit is None or hit[0] != version:
             refined: set[str] = set()
-            for branch in self.sync.branches_at(b, self.divergent):
-                refined |= self.refined.get(branch, set())
-            hit = self._taint_cache[b] = (version, self.sync.tainted(b, self.divergent),
-                                          refined)
+            branches = self.sync.branches_at(b, self.divergent)
+            for branch in branches:
+                refined |= self.refined.get(branch, _NONE)
+            hit = self._taint_cache[b] = (version, self.sync.defined_by(branches), refined)
         return hit[1], hit[2]
 
     def _merge(self, succ: int, incoming: State) -> bool:
@@ -246,9 +254,11 @@ class Interpreter:
         cached = self._edges
         divergent = (len(self.divergent), self.refined_version)
         visits, renarrowed, outs = self.visits, self._renarrowed, self.out_states
+        check = self.deadline.check
         for b in self.cfg.rpo():
             if b == self.cfg.entry or self.in_states[b] is None:
                 continue
+            check()
             preds = self.cfg.blocks[b].preds
             # Predecessors interpreted once each, and not since: the in-state is already
             # the join of the states their edges bring (joins commute), so is the
@@ -327,7 +337,7 @@ class Interpreter:
     def _run(self, insn: Instruction, plan: tuple, s: State) -> None:
         kind, fn, keys, with_params, counter = plan
         if kind is _CALL and self.calls is not None:
-            self.calls.apply(insn, s, self.ctx, self.deadline)
+            self.calls.apply(insn, s, self.ctx)
             return
         if kind is _COUNTER:
             key, step, w = counter
@@ -491,7 +501,7 @@ class Interpreter:
                         grew = True
         if grew:
             self.refined_version += 1
-            self.requeue |= self.sync.merges_of.get(b, set())
+            self.requeue.update(self.sync.merges_of(b))
 
     def _note_divergence(self, b: int, term: Instruction, out: State, force: bool = False) -> None:
         if not force:  # brx.idx: divergent when its index is not uniform
@@ -500,4 +510,4 @@ class Interpreter:
                 return
         if b not in self.divergent:
             self.divergent.add(b)
-            self.requeue |= self.sync.merges_of.get(b, set())
+            self.requeue.update(self.sync.merges_of(b))

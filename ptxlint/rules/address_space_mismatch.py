@@ -99,6 +99,7 @@ class AddressSpaceMismatch(Rule, id="address-space-mismatch", severity=Severity.
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         for site in memory_sites(rc.facts):
+            rc.deadline.check()
             found = access_mismatch(site)
             if found is not None:
                 yield self._access(rc, site, found)

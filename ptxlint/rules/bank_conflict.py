@@ -61,6 +61,7 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         unchecked = []
         for acc in rc.facts.accesses:
+            rc.deadline.check()
             # st.bulk fills a whole region per thread: not a lane-wise bank access
             if acc.insn.access_kind in KINDS and acc.width > 0 and in_space(acc, "shared") \
                     and not isinstance(acc.insn, StBulk):

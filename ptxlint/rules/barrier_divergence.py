@@ -80,6 +80,7 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
         # that splits, with the other split copies as related locations
         found: dict[tuple, list[list[Diagnostic]]] = {}
         for insn, kind in splits.sites:
+            rc.deadline.check()
             key = (kind, source_line(insn) or id(insn))
             if kind == "warp":
                 ds = list(_warp_sync(self, rc, splits, insn))

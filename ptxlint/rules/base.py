@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ..arch import Arch
+from ..deadline import Deadline
 from ..diagnostics import Certainty, CudaLocation, Diagnostic, Related, Severity
 from ..interp.facts import Facts
 from ..ir.instruction import Instruction
@@ -40,6 +41,9 @@ class RuleContext:
     # the kernel, when `function` is a device function it calls (`facts` then hold the
     # callee under one argument state)
     entry: Function | None = None
+    # the kernel's time budget (`deadline.py`): a rule checks it in its loops that grow
+    # with the kernel (per access, per pair) and hands it to the re-analyses it asks for
+    deadline: Deadline = field(default_factory=Deadline)
 
     @property
     def kernel(self) -> Function:

@@ -93,7 +93,7 @@ class Provenance:
 
     @cached_property
     def sync(self) -> SyncDependence:
-        return SyncDependence(self.cfg)
+        return self.facts.sync  # the fixpoint's: the divergent branches' regions are known
 
     def state_after(self, insn: Instruction) -> State | None:
         before = self.facts.state_before(insn)
@@ -121,7 +121,9 @@ class Provenance:
         defs: list[Instruction] = []
         merges: list[int] = []
         entry, crossed, todo = False, set(), deque([b])
+        tick = self.facts.deadline.tick
         while todo:
+            tick()
             x = todo.popleft()
             if x in crossed:
                 continue
@@ -218,8 +220,8 @@ class Provenance:
     def _culprit(self, key: str, merge: int) -> int:
         """The divergent branch (the innermost, latest in reverse postorder) whose
         region defines `key` and whose lanes meet at `merge`."""
-        found = [b for b, defs in self.sync.at_merge.get(merge, ())
-                 if b in self.facts.divergent and key in defs]
+        found = [b for b in self.sync.branches_at(merge, self.facts.divergent)
+                 if self.sync.defines(b, key)]
         return max(found, key=lambda b: self.cfg.rpo_index[b])
 
     def _exited_loop(self, branch: int, merge: int) -> bool:

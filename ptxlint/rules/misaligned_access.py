@@ -101,6 +101,7 @@ class MisalignedAccess(Rule, id="misaligned-access", severity=Severity.ERROR,
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         for site in memory_sites(rc.facts):
+            rc.deadline.check()
             need = required(site)
             if need <= 1 or need & (need - 1):
                 continue

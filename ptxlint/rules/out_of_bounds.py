@@ -49,7 +49,8 @@ SEARCH_WORK = 30_000  # ... and the instructions they interpret, at most
 SEARCH_RELATIVE = 2.0
 SEARCH_FLOOR = 3_000
 SEARCH_PROBE_WORK = 3_000  # a kernel whose first probe costs more is not searched
-SEARCH_SECONDS = 0.5  # a probe's own time budget (a safety net: the work budget binds)
+# a probe is also a re-analysis within the kernel's time budget (`RuleContext.deadline`)
+PROBE_PARAMS = FixpointParams(rules_only=True, max_work=SEARCH_WORK)
 SEARCH_MAX_INSTRUCTIONS = 1000
 
 
@@ -223,8 +224,10 @@ def fully_executed(rc: RuleContext, site: Site) -> bool:
         return False
     cfg = rc.facts.cfg
     deciders: dict[int, set[int]] = {}
+    tick = rc.deadline.tick  # branches x the blocks they decide
     for branch, blocks in cfg.control_dependence().items():
         for b in blocks:
+            tick()
             deciders.setdefault(b, set()).add(branch)
     todo, seen = [site.access.block], set()
     while todo:
@@ -332,9 +335,12 @@ class ThresholdSearch:
             rc = self.rc
             launch = replace(rc.launch, block=(value, 1, 1)) if name == "block" else \
                 replace(rc.launch, params={**rc.launch.params, name: value})
-            facts = analyze(rc.function, launch, module=rc.module,
-                            params=FixpointParams(time_budget=SEARCH_SECONDS,
-                                                 rules_only=True)).facts
+            with rc.deadline.phase(f"re-analysis with {name} = {value}"):
+                result = analyze(rc.function, launch, module=rc.module, params=PROBE_PARAMS,
+                                 deadline=rc.deadline)
+            if result.stopped is not None:
+                raise result.stopped  # the kernel's budget, not the search's: stop the rule
+            facts = result.facts
             work = SEARCH_WORK if facts is None else facts.work
             self.spent += work
             self.probe_work = work
@@ -482,6 +488,7 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
         search = ThresholdSearch(rc)
         replay = Replay(rc)
         for site in memory_sites(rc.facts):
+            rc.deadline.check()
             r = site.address.region
             if r is None or r.obj is None or not spaces_agree(site) or site.width <= 0:
                 continue
@@ -499,7 +506,11 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
                 if better is not site:
                     site, verdict = better, judge(rc, better, size)
             if verdict.kind == "possible" and not site.operand and rc.launch is not None:
-                verdict = replayed(replay, site, r.obj, r.space, size, verdict)
+                # the emulated run is bounded by its step count (`replay.MAX_STEPS`); the
+                # deadline is checked as it starts and after it
+                with rc.deadline.phase("replay"):
+                    verdict = replayed(replay, site, r.obj, r.space, size, verdict)
+                rc.deadline.check()
             if verdict.kind != "clean":
                 yield self._report(rc, site, r.obj, size, source, verdict, search)
 

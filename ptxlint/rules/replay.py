@@ -284,7 +284,8 @@ class Replay:
         result = run_kernel(rc.module, fn.name, launch.grid, launch.block, args,
                             dynamic_smem=launch.dynamic_smem or 0, observe=False,
                             max_steps=MAX_STEPS, watch=sorted(set(pcs.values())),
-                            time_limit=TIME_LIMIT, max_memory=MAX_MEMORY)
+                            time_limit=min(TIME_LIMIT, rc.deadline.remaining()),
+                            max_memory=MAX_MEMORY)
         if any(kind in SPOILERS for kind, _ in result.observations.event_counts):
             return None
         return result, pcs, program

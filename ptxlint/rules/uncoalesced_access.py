@@ -72,6 +72,7 @@ class UncoalescedAccess(Rule, id="uncoalesced-access", severity=Severity.WARNING
         ratio = float(rc.options.get("uncoalesced_ratio", 2.0))
         unchecked = []
         for acc in rc.facts.accesses:
+            rc.deadline.check()
             if acc.insn.access_kind in KINDS and acc.width > 0 and in_space(acc, "global") \
                     and not isinstance(acc.insn, StBulk):
                 cases = warp_cases(rc, acc)

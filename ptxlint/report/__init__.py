@@ -61,11 +61,15 @@ _BUILTIN = {
         file (the other files are still analysed) and the exit status is 2. Please
         report it with the file; `PTXLINT_DEBUG=1` shows the traceback."""),
     "analysis-incomplete": (Severity.NOTE, """\
-        The analysis of a kernel stopped at its time budget.
+        The work on a kernel stopped at its time budget.
 
         ## What it does
-        No findings are reported for that kernel. Raise `--time-budget` (or
-        `time-budget` in the configuration) to analyse it fully."""),
+        The budget (`--time-budget`, default 5 s a kernel) covers every phase: the
+        pre-passes, the fixpoint, each rule and the re-analyses and emulated replays
+        rules ask for. The note names the phase it stopped in. Stopped before the
+        fixpoint finished, no finding is reported for the kernel; stopped in a rule, the
+        findings already made stay and the note lists the rules that may miss some.
+        Raise `--time-budget` (or `time-budget` in the configuration) to check it fully."""),
     "unknown-target": (Severity.NOTE, """\
         The module's `.target` is an architecture ptxlint has no hardware figures for.
 

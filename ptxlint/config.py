@@ -6,8 +6,8 @@ are not UTF-8 or a rule id no rule has included, is one `ConfigError` naming it.
 
     [tool.ptxlint]
     arch = "sm_80"
-    disable = ["uniform-branch"]
-    severity = "warning"          # minimum shown
+    disable = ["uniform-branch"]  # ids, old names or fnmatch patterns ("uniform-*")
+    severity = "warning"          # minimum shown (default: per format, cli.run)
     format = "text"
     time-budget = 5.0             # finite and above 0, as uncoalesced-ratio
     uncoalesced-ratio = 2.0
@@ -24,10 +24,12 @@ Command-line options override the file: `--arch`, `--severity`, `--format`,
 `--time-budget` replace its values, `--enable` replaces its `enable` list and
 re-enables rules its `disable` list names, `--disable` adds to that list, and launch
 options given on the command line replace the same fields of every `launch` table
-(and apply alone to kernels no table matches).
+(and apply alone to kernels no table matches). Both override, field by field, a PTX
+file's own `// ptxlint: launch` comment (`launches`).
 """
 from __future__ import annotations
 
+import fnmatch
 import math
 import re
 import sys
@@ -182,19 +184,48 @@ def _check_rules(cfg: Config) -> None:
                               _quoted_line(cfg.path, bad[0]))
 
 
+def is_pattern(name: str) -> bool:
+    """A rule name with fnmatch wildcards (`bank-*`)."""
+    return any(c in name for c in "*?[")
+
+
 def unknown_rules(names: tuple[str, ...] | list[str]) -> list[str]:
-    """The names no rule (nor any built-in diagnostic, nor an old name) has; none when
-    a rule module does not import (each file reports that)."""
+    """The names no rule (nor any built-in diagnostic, nor an old name) has, and the
+    patterns (`bank-*`) that match none; none when a rule module does not import (each
+    file reports that)."""
     if not names:
         return []
+    known = _known_rules()
+    if known is None:
+        return []
+    return [n for n in names if not (any(fnmatch.fnmatchcase(k, n) for k in known)
+                                     if is_pattern(n) else n in known)]
+
+
+def _known_rules() -> set[str] | None:
     try:
         from .report import catalog  # noqa: PLC0415  (imports every rule)
         from .rules.base import ALIASES  # noqa: PLC0415
 
-        known = {r.id for r in catalog()} | set(ALIASES)
+        return {r.id for r in catalog()} | set(ALIASES)
     except Exception:  # noqa: BLE001
-        return []
-    return [n for n in names if n not in known]
+        return None
+
+
+def expand_rules(names) -> set[str]:
+    """Rule ids for names that may be old names or patterns; a pattern stands for
+    the ids it matches (so `--enable bank-conflict` re-enables what `disable =
+    ["bank-*"]` turned off)."""
+    from .rules.base import canonical  # noqa: PLC0415
+
+    known = _known_rules() or set()
+    out: set[str] = set()
+    for n in names:
+        if is_pattern(n):
+            out |= {canonical(k) for k in known if fnmatch.fnmatchcase(k, n)}
+        else:
+            out.add(canonical(n))
+    return out
 
 
 def _quoted_line(path: Path, word: str) -> int | None:
@@ -453,11 +484,12 @@ def options(config: Config, overrides: Overrides = Overrides()):
     from .lint import LintOptions  # noqa: PLC0415  (the analysis: not at import time)
 
     enable = overrides.enable if overrides.enable is not None else config.enable
-    disable = (set(config.disable) - set(overrides.enable or ())) | set(overrides.disable)
+    disable = (expand_rules(config.disable) - expand_rules(overrides.enable or ())) \
+        | expand_rules(overrides.disable)
     return LintOptions(
         arch=overrides.arch or config.arch, kernels=overrides.kernels,
         launches=merge_launches(config.launches, overrides.launch),
-        enable=frozenset(enable) if enable is not None else None,
+        enable=frozenset(expand_rules(enable)) if enable is not None else None,
         disable=frozenset(disable),
         time_budget=overrides.time_budget or config.time_budget or LintOptions.time_budget,
         rule_options=dict(config.rule_options))
@@ -486,5 +518,6 @@ def merge_launches(tables: tuple[tuple[str, LaunchConfig], ...],
 
 __all__ = ["Config", "ConfigError", "Overrides", "EditorSettings", "editor_settings", "find",
            "for_file", "load", "parse",
-           "options", "merge_launches", "unknown_rules", "whole", "number", "finite", "dims",
+           "options", "merge_launches", "unknown_rules", "expand_rules", "is_pattern", "whole",
+           "number", "finite", "dims",
            "param_key", "FILES", "FORMATS"]

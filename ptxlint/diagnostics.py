@@ -5,6 +5,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from .demangle import demangle
 from .source import Span
 
 
@@ -62,6 +63,10 @@ class Diagnostic:
     details: dict[str, Any] = field(default_factory=dict)
     cuda: CudaLocation | None = None
     related: tuple[Related, ...] = ()
+    # When findings of one rule, one kind of message and one CUDA line were made one
+    # (`grouping.group`): every finding of the group as it was made, this one's own
+    # first; empty for a finding that stands alone.
+    instances: tuple[Diagnostic, ...] = ()
 
     @property
     def line(self) -> int:
@@ -70,6 +75,15 @@ class Diagnostic:
     @property
     def column(self) -> int:
         return self.span.col if self.span else 0
+
+    @property
+    def count(self) -> int:
+        """How many instructions the finding is about (1 unless grouped)."""
+        return len(self.instances) or 1
+
+    def expanded(self) -> tuple[Diagnostic, ...]:
+        """The findings this diagnostic stands for, each as the rule made it."""
+        return self.instances or (self,)
 
     def sort_key(self) -> tuple:
         return (self.file, self.line, self.column, self.rule, self.message)
@@ -87,8 +101,10 @@ class Diagnostic:
             "certainty": str(self.certainty),
             "rule": self.rule,
             "kernel": self.kernel,
+            "kernel_demangled": demangle(self.kernel) if self.kernel else None,
             "message": self.message,
             "cuda_file": self.cuda.file if self.cuda else None,
             "cuda_line": self.cuda.line if self.cuda else None,
             "details": dict(self.details),
+            "count": self.count,
         }

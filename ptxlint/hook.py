@@ -46,19 +46,23 @@ class PreLaunchError(RuntimeError):
         super().__init__(f"{len(self.errors)} error-level finding(s)")
 
     def __str__(self) -> str:
+        from .grouping import group  # noqa: PLC0415
         from .report.text import Summary, render  # noqa: PLC0415
 
         n = len(self.errors)
         head = f"ptxlint refused the launch: {n} error" + ("s" if n != 1 else "") + "\n\n"
-        return head + render(self.diagnostics, {self._path: self._text}, Summary(files=1))
+        return head + render(group(self.diagnostics), {self._path: self._text},
+                             Summary(files=1))
 
 
 def check(ptx_text: str | bytes, kernel: str | Iterable[str] | None = None,
           launch: Any = None, arch: str | None = None, **options: Any) -> list[Diagnostic]:
-    """Every finding for the PTX module `ptx_text`, sorted by position.
+    """Every finding for the PTX module `ptx_text`, sorted by position, the findings
+    of one CUDA line on several instructions as one diagnostic (`Diagnostic.instances`
+    holds each; `grouping`).
 
-    `kernel`: an entry name or fnmatch pattern (or several); None analyses every
-    entry. `launch`: a `LaunchConfig`, a mapping of its fields (`block`, `grid`,
+    `kernel`: an entry name (PTX or demangled) or fnmatch pattern (or several); None
+    analyses every entry. `launch`: a `LaunchConfig`, a mapping of its fields (`block`, `grid`,
     `dynamic_smem`, `params`, `extents`) or a spec string (`"block=256 grid=64
     param.n=1024 buffer.x=4096"`). `arch`: `sm_XX`, overriding `.target`.
     `options`: `enable`/`disable` (rule ids), `time_budget` (seconds per kernel),
@@ -67,7 +71,7 @@ def check(ptx_text: str | bytes, kernel: str | Iterable[str] | None = None,
     `TypeError` for other types and `ValueError` for an unknown rule id.
     """
     return _lint(_text(ptx_text, "check"), kernel, _launch(launch), arch,
-                 options).diagnostics
+                 options).grouped
 
 
 def _lint(ptx_text: str, kernel: str | Iterable[str] | None, launch: Any,
@@ -97,7 +101,8 @@ def check_before_launch(ptx_text: str | bytes, kernel: str, block: Any, grid: An
     """Check one launch of `kernel`: raise `PreLaunchError` if any finding is an
     error (the PTX does not parse, the kernel does not exist, the launch does not fit
     the hardware or the kernel's parameters, or a rule finds an error); otherwise log
-    the warnings (logger `ptxlint`) and return every finding, warnings and notes.
+    the warnings (logger `ptxlint`; the findings of one CUDA line once) and return
+    every finding, warnings and notes, each instruction's on its own (not grouped).
     `ptx_text` as for `check()`; `block`/`grid`: an int, a sequence of up to three
     ints, or `"32,8"`. Results are cached per (text, kernel, launch) in the process
     and, with `cache_dir`, in JSON files there, so that a program launching the same
@@ -118,10 +123,12 @@ def check_before_launch(ptx_text: str | bytes, kernel: str, block: Any, grid: An
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = found
-    diagnostics = list(found)
+    from .grouping import group  # noqa: PLC0415
+
+    diagnostics = list(found)  # each finding as made: a program acts on each
     if any(d.severity >= Severity.ERROR for d in diagnostics):
         raise PreLaunchError(diagnostics, ptx_text)
-    for d in diagnostics:
+    for d in group(diagnostics):  # the log says each once (`grouping`)
         level = logging.WARNING if d.severity >= Severity.WARNING else logging.DEBUG
         log.log(level, "%s:%d:%d: %s: %s [%s]", d.file, d.line, d.column, d.severity,
                 d.message, d.rule)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from .diagnostics import Diagnostic
 from .ir.build import parse_module
 from .ir.module import Function, Module
-from .lint import LintOptions, lint_module
+from .lint import LintOptions, finish, lint_module
 from .source import SourceFile, Span
 
 # what may contain a brace that is not one: comments and strings
@@ -72,7 +72,8 @@ class IncrementalLinter:
         if segments is None:  # braces we cannot match: no reuse
             self.analysed = [f.name for f in module.entries]
             return _finish(list(parsed.diagnostics)
-                           + [d for ds in lint_module(module, options) for d in ds])
+                           + [d for ds in lint_module(module, options) for d in ds],
+                           parsed.source, module, options)
         context = (repr(options), tuple(text[s:e] if name is None else name
                                         for s, e, name in segments))
         source = SourceFile(self.path, text)
@@ -94,14 +95,12 @@ class IncrementalLinter:
             cache[key] = result
             out.extend(_decode(c, result, segments, source) for c in result.findings)
         self.cache = cache
-        return _finish(out)
+        return _finish(out, parsed.source, module, options)
 
 
 def _selected(module: Module, options: LintOptions):
-    import fnmatch  # noqa: PLC0415
-
     for index, fn in enumerate(module.entries):
-        if not options.kernels or any(fnmatch.fnmatchcase(fn.name, k) for k in options.kernels):
+        if options.selects(fn.name):
             yield index, fn
 
 
@@ -214,15 +213,11 @@ def _new_line(line: int, old: _Result, segments, source: SourceFile) -> int:
     return source.position(segments[pos.segment][0] + pos.offset)[0]
 
 
-def _finish(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Sorted, without repeats (as `lint_text` returns them)."""
-    seen, out = set(), []
-    for d in sorted(diagnostics, key=Diagnostic.sort_key):
-        key = (d.rule, d.line, d.column, d.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(d)
-    return out
+def _finish(diagnostics: list[Diagnostic], source: SourceFile, module: Module,
+            options: LintOptions) -> list[Diagnostic]:
+    """As `lint_text` returns them: suppressions applied, names demangled, sorted,
+    without repeats (`lint.finish`)."""
+    return finish(diagnostics, source, tuple(f.name for f in module.functions), options)
 
 
 def _literal(name: str) -> str:

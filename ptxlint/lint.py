@@ -1,6 +1,8 @@
 """One `lint()` for every front end (CLI, LSP, pre-launch hook): text -> parse ->
-analysis per kernel -> rules -> diagnostics; `jobs > 1` shares a large file's kernels
-among forked worker processes."""
+analysis per kernel -> rules -> diagnostics -> `finish` (inline suppressions, kernel
+names demangled); `jobs > 1` shares a large file's kernels among forked worker
+processes. The front ends group the findings of one CUDA line (`grouping.group`,
+`LintReport.grouped`) when they report them."""
 from __future__ import annotations
 
 import contextlib
@@ -8,22 +10,27 @@ import fnmatch
 import gc
 import multiprocessing
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 from . import arch as arch_mod
+from . import demangle, grouping, launches, suppress
 from .analysis import INCOMPLETE, analyze, incomplete
 from .deadline import Deadline, DeadlineExceeded
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Related, Severity
 from .interp.worklist import FixpointParams
 from .ir.build import PARSE_ERROR, parse_module
 from .ir.module import Module
 from .launch import LaunchConfig
 from .parse.lexer import blank_comments, split_statements
-from .rules.base import RuleContext, canonical, load_rules
+from .rules.base import ALIASES, RuleContext, canonical, load_rules
 from .source import SourceFile
 
 UNKNOWN_TARGET = "unknown-target"
-LAUNCH_ERROR = "launch-config"
+LAUNCH_ERROR = launches.LAUNCH_ERROR
+# the diagnostics the tool itself makes (report._BUILTIN documents each)
+TOOL_IDS = frozenset({PARSE_ERROR, LAUNCH_ERROR, UNKNOWN_TARGET, INCOMPLETE, suppress.UNUSED,
+                      "unmodelled-instruction", "config-error", "internal-error"})
 # Below this many lines of kernel bodies a file is linted in one process: starting a
 # worker costs more than it saves.
 PARALLEL_MIN_LINES = 2000
@@ -32,10 +39,13 @@ PARALLEL_MIN_LINES = 2000
 @dataclass
 class LintOptions:
     arch: str | None = None  # overrides the module's .target
-    kernels: tuple[str, ...] = ()  # names or fnmatch patterns; empty: every entry
-    launch: LaunchConfig | None = None  # for every kernel (command line)
+    # names (PTX or demangled) or fnmatch patterns; empty: every entry
+    kernels: tuple[str, ...] = ()
+    # for every kernel, as given (the API, the hook): the file's launch comments are
+    # not read; None: the comments, with `launches` on top (`launches.plan`)
+    launch: LaunchConfig | None = None
     launches: dict[str, LaunchConfig] = field(default_factory=dict)  # pattern -> config
-    enable: frozenset[str] | None = None  # None: every rule
+    enable: frozenset[str] | None = None  # None: every rule; ids or fnmatch patterns
     disable: frozenset[str] = frozenset()
     time_budget: float = 5.0  # seconds per kernel: analysis, rules and replays together
     rule_options: dict = field(default_factory=dict)  # e.g. {"uncoalesced_ratio": 2.0}
@@ -44,15 +54,24 @@ class LintOptions:
         if self.launch is not None:
             return self.launch
         for pattern, config in self.launches.items():
-            if fnmatch.fnmatchcase(kernel, pattern):
+            if demangle.matches(kernel, pattern):
                 return config
         return None
 
+    def selects(self, kernel: str) -> bool:
+        """Whether `kernels` lets this entry be analysed (by its PTX or demangled name)."""
+        return not self.kernels or any(demangle.matches(kernel, k) for k in self.kernels)
+
     def rule_enabled(self, rule_id: str) -> bool:
         rule_id = canonical(rule_id)
-        if rule_id in {canonical(r) for r in self.disable}:
+        if any(rule_matches(rule_id, r) for r in self.disable):
             return False
-        return self.enable is None or rule_id in {canonical(r) for r in self.enable}
+        return self.enable is None or any(rule_matches(rule_id, r) for r in self.enable)
+
+
+def rule_matches(rule_id: str, pattern: str) -> bool:
+    """`pattern` (an id, an old name or an fnmatch pattern like `bank-*`) names the rule."""
+    return fnmatch.fnmatchcase(rule_id, canonical(pattern))
 
 
 @dataclass
@@ -66,6 +85,11 @@ class LintReport:
     @property
     def parsed(self) -> bool:
         return not any(d.rule == PARSE_ERROR for d in self.diagnostics)
+
+    @property
+    def grouped(self) -> list[Diagnostic]:
+        """The diagnostics as reports show them: a CUDA line's findings made one."""
+        return grouping.group(self.diagnostics)
 
 
 def lint_text(text: str, path: str = "<input>", options: LintOptions | None = None,
@@ -84,8 +108,56 @@ def lint_text(text: str, path: str = "<input>", options: LintOptions | None = No
     if not parsed.ok:
         return LintReport(path, diagnostics, parsed.source, parsed.module, entries)
     diagnostics.extend(d for ds in lint_module(parsed.module, options) for d in ds)
-    diagnostics.sort(key=Diagnostic.sort_key)
-    return LintReport(path, _dedupe(diagnostics), parsed.source, parsed.module, entries)
+    return LintReport(path, finish(diagnostics, parsed.source, _functions(parsed.module),
+                                   options), parsed.source, parsed.module, entries)
+
+
+def _functions(module: Module) -> tuple[str, ...]:
+    return tuple(f.name for f in module.functions)
+
+
+def finish(diagnostics: list[Diagnostic], source: SourceFile, functions: Iterable[str],
+           options: LintOptions) -> list[Diagnostic]:
+    """A parsed file's findings as every front end reports them: those its inline
+    suppressions cover removed (and a note for each suppression that covers none),
+    the names of its `functions` demangled in the wording, sorted, without repeats."""
+    partial = bool(options.kernels) or any(d.rule == INCOMPLETE for d in diagnostics)
+
+    def unused_wanted(pattern: str) -> bool:
+        """Report a suppression of `pattern` that covers nothing: every kernel ran to
+        the end and some rule it names ran (or it names none: a typo)."""
+        if partial or not options.rule_enabled(suppress.UNUSED):
+            return False
+        named = [r for r in (*load_rules(), *TOOL_IDS) if rule_matches(r, pattern)]
+        return not named or any(options.rule_enabled(r) for r in named)
+
+    def known(pattern: str) -> bool:
+        return any(rule_matches(r, pattern) for r in (*load_rules(), *ALIASES, *TOOL_IDS))
+
+    out = suppress.apply(diagnostics, source, canonical=canonical, known=known,
+                         unused_wanted=unused_wanted)
+    names = {f: demangle.demangle(f) for f in functions if f.startswith("_Z")}
+    names = {k: v for k, v in names.items() if v != k}
+    if names:
+        out = [_demangled(d, names) for d in out]
+    out.sort(key=Diagnostic.sort_key)
+    return _dedupe(out)
+
+
+_NAME = re.compile(r"(?<![\w$])_Z[\w$]+")
+
+
+def _demangled(d: Diagnostic, names: dict[str, str]) -> Diagnostic:
+    """`d` with the module's mangled function names in its wording demangled."""
+    def text(t: str | None) -> str | None:
+        if not t or "_Z" not in t:
+            return t
+        return _NAME.sub(lambda m: names.get(m.group(), m.group()), t)
+
+    changed = replace(d, message=text(d.message), label=text(d.label),
+                      notes=tuple(text(n) for n in d.notes), help=text(d.help),
+                      related=tuple(Related(r.span, text(r.label)) for r in d.related))
+    return d if changed == d else changed
 
 
 def lint_module(module: Module, options: LintOptions, skipped=()) -> list[list[Diagnostic]]:
@@ -93,14 +165,16 @@ def lint_module(module: Module, options: LintOptions, skipped=()) -> list[list[D
     rules = [cls() for rule_id, cls in sorted(load_rules().items())
              if options.rule_enabled(rule_id)]
     target, unknown = _target(module, options)
+    plans, errors = launches.plan(module, options)
     skipped = {id(fn) for fn in skipped}
     with collector_paused():
-        out = [[] if id(fn) in skipped else lint_entry(module, fn, options, rules, target)
+        out = [[] if id(fn) in skipped else
+               lint_entry(module, fn, options, rules, target, plans[id(fn)])
                for fn in module.entries]
     first = next((found for fn, found in zip(module.entries, out) if id(fn) not in skipped),
                  None)
-    if unknown is not None and first is not None:
-        first.insert(0, unknown)
+    if first is not None:  # file-level findings: reported once, by the first share
+        first[:0] = ([unknown] if unknown is not None else []) + errors
     return out
 
 
@@ -136,22 +210,29 @@ def collector_paused():
             gc.enable()
 
 
-def lint_entry(module: Module, fn, options: LintOptions, rules: list, target
-               ) -> list[Diagnostic]:
+def lint_entry(module: Module, fn, options: LintOptions, rules: list, target,
+               plan: launches.Plan | None = None) -> list[Diagnostic]:
     """One kernel, within its time budget: one `Deadline` for every phase (the
     analysis and its pre-passes, each rule, the re-analyses and replays rules ask for).
     Past it, an `analysis-incomplete` note names the phase; the analysis's own notes and
-    the findings the rules made on the final facts stay."""
-    if options.kernels and not any(fnmatch.fnmatchcase(fn.name, k) for k in options.kernels):
+    the findings the rules made on the final facts stay. `plan`: its launch
+    (`launches.plan`; by default `options.launch_for` it)."""
+    if not options.selects(fn.name):
         return []
+    if plan is None:
+        plan = launches.Plan(options.launch_for(fn.name))
+    if plan.error is not None:
+        return [Diagnostic(LAUNCH_ERROR, Severity.ERROR, plan.error, module.path, fn.span,
+                           kernel=fn.name)]
+    out = [launches.not_applied(module, fn, plan.skipped)] if plan.skipped else []
     deadline = Deadline(options.time_budget)
     try:
-        result = analyze(fn, options.launch_for(fn.name), module=module,
+        result = analyze(fn, plan.launch, module=module,
                          params=analysis_params(options.time_budget), deadline=deadline)
     except ValueError as exc:  # a launch configuration that does not fit the kernel
         return [Diagnostic(LAUNCH_ERROR, Severity.ERROR, str(exc), module.path, fn.span,
                            kernel=fn.name)]
-    out = [d for d in result.diagnostics if options.rule_enabled(d.rule)]
+    out += [d for d in result.diagnostics if options.rule_enabled(d.rule)]
     if result.complete:
         found = check_rules(rules, module, result, target, options.rule_options, deadline)
         out.extend(d for d in found if d.rule != INCOMPLETE or options.rule_enabled(d.rule))
@@ -269,8 +350,9 @@ def _lint_share(text: str, path: str, options: LintOptions, code: str, shares, i
                           skip=frozenset(open_ for open_, _ in others))
     names = tuple(f.name for f in parsed.module.entries)
     if not parsed.ok:
-        return parsed.diagnostics, None, names
-    return parsed.diagnostics, lint_module(parsed.module, options, parsed.skipped), names
+        return parsed.diagnostics, None, names, ()
+    return (parsed.diagnostics, lint_module(parsed.module, options, parsed.skipped), names,
+            _functions(parsed.module))
 
 
 def _child(conn, *args) -> None:
@@ -304,18 +386,19 @@ def _lint_parallel(text: str, path: str, options: LintOptions, code: str, shares
             result = None
         proc.join()
         results.append(result or _lint_share(text, path, options, code, shares, i))
-    if any(per_entry is None for _, per_entry, _ in results):
+    if any(per_entry is None for _, per_entry, _, _ in results):
         # a syntax error: report the parse of the whole file, as one process would
         parsed = parse_module(text, path)
         return LintReport(path, list(parsed.diagnostics), parsed.source, None,
                           tuple(f.name for f in parsed.module.entries))
-    diagnostics = [d for parse, _, _ in results for d in parse]
+    diagnostics = [d for parse, _, _, _ in results for d in parse]
     names = results[0][2]
     for k in range(len(names)):
-        for _, per_entry, _ in results:
+        for _, per_entry, _, _ in results:
             diagnostics.extend(per_entry[k])
-    diagnostics.sort(key=Diagnostic.sort_key)
-    return LintReport(path, _dedupe(diagnostics), SourceFile(path, text), None, names)
+    source = SourceFile(path, text)
+    return LintReport(path, finish(diagnostics, source, results[0][3], options), source,
+                      None, names)
 
 
 def _arch_target(module: Module) -> str | None:

@@ -15,8 +15,12 @@ the server asks the client to watch them (`workspace/didChangeWatchedFiles`, dyn
 registration) or, when the client cannot, looks at them once a second.
 
 Code actions on a finding: "Open the documentation of RULE" (the `ptxlint.openRuleDocs`
-command, through `window/showDocument`) and "Suppress RULE on this line" (appends
-`// ptxlint: disable=RULE` to the line).
+command, through `window/showDocument`), "Suppress RULE on this line" (appends
+`// ptxlint: disable=RULE` to the line; the analysis honours it, `suppress`) and, for
+nvcc output whose CUDA file is at hand, "Suppress RULE on its CUDA line" (the same
+comment at the end of that line, which covers all its PTX instructions). The
+findings of one CUDA line on several instructions are published once, as the command
+line reports them (`grouping`), the other instructions as related information.
 
 Changes are debounced per document: an edit after a quiet spell is analysed at once,
 edits arriving within `DEBOUNCE` seconds of the previous one wait until the typing
@@ -136,7 +140,9 @@ class Analyzer:
             cfg = config.Config()
         settings = self.settings or config.EditorSettings()
         linter = self.linters.setdefault(uri, IncrementalLinter(path or uri))
-        found = linter.lint(text, config.options(cfg, settings.overrides))
+        from .grouping import group  # noqa: PLC0415
+
+        found = group(linter.lint(text, config.options(cfg, settings.overrides)))
         minimum = next((s for s in (settings.severity, cfg.severity) if s is not None),
                        Severity.NOTE)  # the editor's, the file's (NOTE is falsy)
         return [d for d in found if d.severity >= minimum or d.rule == "parse-error"]
@@ -198,19 +204,27 @@ def to_lsp(d: Diagnostic, source: SourceFile, encoding: str = "utf-16"):
 
 
 def _related(d: Diagnostic, ptx_path: str):
-    here = Path(ptx_path).resolve()
-    out = [lsp.DiagnosticRelatedInformation(
-        location=lsp.Location(uri=here.as_uri(), range=lsp.Range(
-            start=lsp.Position(line=r.span.line - 1, character=max(r.span.col - 1, 0)),
-            end=lsp.Position(line=r.span.end_line - 1, character=max(r.span.end_col - 1, 0)))),
-        message=r.label) for r in d.related]
+    here = Path(ptx_path).resolve().as_uri()
+
+    def at(span, message: str):
+        return lsp.DiagnosticRelatedInformation(
+            location=lsp.Location(uri=here, range=lsp.Range(
+                start=lsp.Position(line=span.line - 1, character=max(span.col - 1, 0)),
+                end=lsp.Position(line=span.end_line - 1,
+                                 character=max(span.end_col - 1, 0)))),
+            message=message)
+
+    out = [at(r.span, r.label) for r in d.related]
+    first, *others = d.expanded()
+    out += [at(o.span, o.message if o.message != first.message else "the same finding")
+            for o in others if o.span is not None]
     return out + _cuda_related(d, ptx_path)
 
 
 def _cuda_related(d: Diagnostic, ptx_path: str):
     if d.cuda is None or d.cuda.line < 1:
         return []
-    from .cli.run import cuda_path  # noqa: PLC0415
+    from .suppress import cuda_path  # noqa: PLC0415
 
     found = cuda_path(d.cuda, ptx_path)
     path = found.resolve() if found else Path(os.path.normpath(d.cuda.file))
@@ -246,7 +260,31 @@ def code_actions(uri: str, lines: list[str], diagnostics, encoding: str = "utf-1
             out.append(lsp.CodeAction(
                 title=f"Suppress {rule} on this line", kind=lsp.CodeActionKind.QuickFix,
                 diagnostics=[diag], edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
+        out += _cuda_suppression(diag, rule, encoding)
     return out
+
+
+def _cuda_suppression(diag, rule: str, encoding: str):
+    """For nvcc output, "Suppress RULE on its CUDA line": the comment at the end of the
+    CUDA line the finding's `.loc` names (its related information), which covers every
+    PTX instruction of that line; none when that file cannot be read."""
+    where = next((r.location for r in diag.related_information or ()
+                  if r.message == "CUDA source of this line"), None)
+    if where is None or not where.uri.startswith("file:"):
+        return []
+    path = Path(unquote(where.uri.removeprefix("file://")))
+    line = where.range.start.line
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").split("\n")[line]
+    except (OSError, IndexError):
+        return []
+    edit = suppression_edit(text.rstrip("\r"), rule, line, encoding)
+    if edit is None:
+        return []
+    return [lsp.CodeAction(
+        title=f"Suppress {rule} on its CUDA line ({path.name}:{line + 1})",
+        kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag],
+        edit=lsp.WorkspaceEdit(changes={where.uri: [edit]}))]
 
 
 def suppression_edit(text: str, rule: str, line: int, encoding: str = "utf-16"):

@@ -174,12 +174,17 @@ def loc_before(text: str, line: int) -> tuple[int, int]:
 
 
 def assert_cuda_related(found: list[dict], text: str, cuda: Path) -> None:
-    """Each diagnostic has exactly the CUDA position of its instruction as related
-    information."""
+    """Each diagnostic has the CUDA position of its instruction as related
+    information, after the other instructions of its group (same CUDA line) if any."""
     assert found
     for d in found:
         line, character = loc_before(text, d["range"]["start"]["line"])
-        [info] = d["relatedInformation"]
+        *others, info = d["relatedInformation"]
+        group = re.search(r" \(on (\d+) instructions\)", d["message"].split("\n")[0])
+        assert len(others) == (int(group.group(1)) - 1 if group else 0)
+        for other in others:
+            assert loc_before(text, other["location"]["range"]["start"]["line"]) == \
+                (line, character)  # the same CUDA line
         assert info["message"] == "CUDA source of this line"
         assert info["location"]["uri"] == cuda.resolve().as_uri()
         assert info["location"]["range"]["start"] == {"line": line, "character": character}
@@ -200,6 +205,12 @@ def test_cuda_line_is_related_information(client):
 COLUMN_BAD = ROOT / "ptx_samples" / "bank-conflict" / "column.bad.ptx"
 
 
+def without_launch(text: str) -> str:
+    """The sample with its `// ptxlint: launch` comment blanked (lines kept): a kernel
+    the server knows no launch of."""
+    return re.sub(r"(?m)^// ptxlint: launch .*$", "//", text)
+
+
 def test_severities_and_cuda_lines_of_a_real_sample(client, tmp_path, capsys):
     """The bank-conflict sample without a launch configuration: its column reads are
     possible conflicts (warnings), and the rules that need the block shape leave notes.
@@ -209,7 +220,7 @@ def test_severities_and_cuda_lines_of_a_real_sample(client, tmp_path, capsys):
     from ptxlint.cli import main
 
     ptx, cuda = tmp_path / "column.bad.ptx", tmp_path / "column.bad.cu"
-    text = COLUMN_BAD.read_text()
+    text = without_launch(COLUMN_BAD.read_text())
     ptx.write_text(text)
     cuda.write_text(COLUMN_BAD.with_name("column.bad.cu").read_text())
     uri = ptx.as_uri()
@@ -225,14 +236,16 @@ def test_severities_and_cuda_lines_of_a_real_sample(client, tmp_path, capsys):
         sorted((d["rule"], d["line"] - 1, d["column"] - 1, lsp_severity[d["severity"]])
                for d in cli)
     assert {d["severity"] for d in found} == {2, 3}
-    conflicts = [d for d in found if d["code"] == "bank-conflict"]
-    assert [(d["range"]["start"]["line"], d["severity"]) for d in conflicts] == \
-        [(100, 2), (105, 2), (110, 2), (113, 2)]
-    assert all(d["message"].startswith("possible 32-way shared-memory bank conflict\n")
-               for d in conflicts)
+    # the four loads of one CUDA line: one diagnostic, the others related information
+    [conflict] = [d for d in found if d["code"] == "bank-conflict"]
+    assert (conflict["range"]["start"]["line"], conflict["severity"]) == (100, 2)
+    assert conflict["message"].startswith(
+        "possible 32-way shared-memory bank conflict (on 4 instructions)\n")
+    assert [r["location"]["range"]["start"]["line"] for r in conflict["relatedInformation"]
+            ][:3] == [105, 110, 113]
     assert_cuda_related(found, text, cuda)
-    assert all(d["relatedInformation"][0]["location"]["range"]["start"]
-               == {"line": 17, "character": 8} for d in conflicts)  # column.bad.cu:18:9
+    assert conflict["relatedInformation"][-1]["location"]["range"]["start"] \
+        == {"line": 17, "character": 8}  # column.bad.cu:18:9
 
 
 def test_save_close_and_a_burst_of_edits(client, tmp_path):
@@ -438,12 +451,12 @@ def test_initialization_options_and_configuration_changes(tmp_path):
     (tmp_path / "column.bad.cu").write_text(COLUMN_BAD.with_name("column.bad.cu").read_text())
     client = started(tmp_path, options={"ptxlint": LAUNCH})
     try:
-        uri = open_doc(client, tmp_path / "column.bad.ptx", COLUMN_BAD.read_text())
+        uri = open_doc(client, tmp_path / "column.bad.ptx",
+                       without_launch(COLUMN_BAD.read_text()))
         found = published(client, uri)
-        conflicts = [d for d in found if d["code"] == "bank-conflict"]
-        assert len(conflicts) == 4
-        assert all(d["message"].startswith("32-way shared-memory bank conflict\n")
-                   for d in conflicts)
+        [conflict] = [d for d in found if d["code"] == "bank-conflict"]  # on 4 loads
+        assert conflict["message"].startswith(
+            "32-way shared-memory bank conflict (on 4 instructions)\n")
         assert {d["severity"] for d in found} <= {1, 2}  # the file's minimum: warning
 
         client.notify("workspace/didChangeConfiguration",

@@ -9,7 +9,7 @@ import re
 
 from rich.console import Console
 
-from ptxlint import __version__
+from ptxlint import __version__, grouping
 from ptxlint.cli import main
 from ptxlint.diagnostics import Certainty, CudaLocation, Diagnostic, Related, Severity
 from ptxlint.report import RuleInfo, gcc, github, sarif, text
@@ -76,6 +76,17 @@ FIXTURE = [
                "kernels/other.ptx", None, details={"exception": "ValueError"}),
     Diagnostic("parse-error", Severity.ERROR, "expected ';'", "kernels/unseen.ptx",
                Span(40, 40, 2, 21, 2, 21), details={"excerpt": "\tadd.s32 %r1, %r2, 1"}),
+    # one CUDA line on two instructions of two template instances: one finding, its
+    # kernels named mangled and demangled (the demangler's lowest version runs it in CI)
+    *grouping.group([
+        Diagnostic("uncoalesced-access", Severity.WARNING,
+                   "a warp's request touches 32 sectors, 4 would do", PTX_PATH,
+                   span(11, 2, 25), kernel="_Z5scaleIfEvPT_i", cuda=CudaLocation(CUDA, 9, 9),
+                   details={"sectors_per_request": 32}),
+        Diagnostic("uncoalesced-access", Severity.WARNING,
+                   "a warp's request touches 16 sectors, 4 would do", PTX_PATH,
+                   span(12, 9, 30), kernel="_Z5scaleIdEvPT_i", cuda=CudaLocation(CUDA, 9, 9),
+                   details={"sectors_per_request": 16})]),
 ]
 SOURCES = {PTX_PATH: PTX, CUDA: (ROOT / "ptx_samples/cuda/vector_add.cu").read_text()}
 RULES = [
@@ -178,8 +189,10 @@ def test_cli_parse_only_json_golden(golden, capsys, monkeypatch):
     golden("cli_parse_only.json", as_json(out))
 
 
-# The analysis runs, but only its own notes are enabled: no rule's wording is involved.
-NOTES_ONLY = ("--enable", "unmodelled-instruction", "ptx_samples/cuda/device_call.ptx",
+# The analysis runs, but only its own notes are enabled: no rule's wording is involved
+# (`--severity note`: the text and gcc formats hide notes by default).
+NOTES_ONLY = ("--severity", "note", "--enable", "unmodelled-instruction",
+              "ptx_samples/cuda/device_call.ptx",
               "ptx_samples/syntax/module_directives.ptx")
 
 
@@ -218,8 +231,9 @@ def test_summary_line_counts():
 
 
 
-# A real defect sample through every format: four definite 32-way bank conflicts, each
-# with the CUDA line its `.loc` names (column.bad.cu, found beside the PTX file).
+# A real defect sample through every format: four definite 32-way bank conflicts, all
+# from the CUDA line their `.loc` names (column.bad.cu, found beside the PTX file): one
+# finding on four instructions, the first one's position primary, the others listed.
 BANK_CONFLICT_PTX = "ptx_samples/bank-conflict/column.bad.ptx"
 BANK_CONFLICT = ("--block", "32,8", "--grid", "32,32", "--param", "2=1024", "--param", "3=1024",
                  BANK_CONFLICT_PTX)
@@ -236,12 +250,16 @@ def test_cli_bank_conflict_text_golden(golden, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out = run_cli(capsys, *BANK_CONFLICT)
     assert code == 1
-    assert out.count("warning[bank-conflict]: 32-way shared-memory bank conflict\n") == 4
-    for n in BANK_CONFLICT_LINES:
-        assert f"  --> {BANK_CONFLICT_PTX}:{n}:{address_column(n)}\n" in out
-    assert out.count(f"   ::: {BANK_CONFLICT_CUDA}:18:9\n") == 4
+    assert out.count("warning[bank-conflict]: 32-way shared-memory bank conflict "
+                     "(on 4 instructions)\n") == 1
+    assert out.count("warning[") == 1
+    first, *others = BANK_CONFLICT_LINES
+    assert f"  --> {BANK_CONFLICT_PTX}:{first}:{address_column(first)}\n" in out
+    assert "    = note: also at " + ", ".join(f"{n}:{address_column(n)}" for n in others) \
+        + "\n" in out
+    assert out.count(f"   ::: {BANK_CONFLICT_CUDA}:18:9\n") == 1
     cuda_line = "out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];"
-    assert out.count(f" 18 |         {cuda_line}\n") == 4
+    assert out.count(f" 18 |         {cuda_line}\n") == 1
     golden("cli_bank_conflict.txt", redact(out))
 
 
@@ -249,9 +267,10 @@ def test_cli_bank_conflict_gcc_golden(golden, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out = run_cli(capsys, "--format", "gcc", *BANK_CONFLICT)
     assert code == 1
+    n = BANK_CONFLICT_LINES[0]
     assert out.splitlines() == [
         f"{BANK_CONFLICT_PTX}:{n}:{address_column(n)}: warning: 32-way shared-memory bank "
-        "conflict [bank-conflict]" for n in BANK_CONFLICT_LINES]
+        "conflict (on 4 instructions) [bank-conflict]"]
     golden("cli_bank_conflict.gcc", redact(out))
 
 
@@ -259,11 +278,16 @@ def test_cli_bank_conflict_json_golden(golden, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out = run_cli(capsys, "--format", "json", *BANK_CONFLICT)
     assert code == 1
-    found = [(d["rule"], d["severity"], d["certainty"], d["line"], d["column"], d["cuda_file"],
-              d["cuda_line"], d["details"]) for d in json.loads(out)["diagnostics"]]
-    assert found == [("bank-conflict", "warning", "definite", n, address_column(n),
-                      BANK_CONFLICT_CUDA, 18, {"ways": 32, "bank": 0})
-                     for n in BANK_CONFLICT_LINES]
+    [d] = json.loads(out)["diagnostics"]  # one result for the CUDA line, every location
+    first = BANK_CONFLICT_LINES[0]
+    assert (d["rule"], d["severity"], d["certainty"], d["line"], d["column"], d["cuda_file"],
+            d["cuda_line"], d["details"], d["count"]) == (
+        "bank-conflict", "warning", "definite", first, address_column(first),
+        BANK_CONFLICT_CUDA, 18, {"ways": 32, "bank": 0}, 4)
+    assert [(o["line"], o["column"], o["kernel"], o["message"], o["details"])
+            for o in d["occurrences"]] == [
+        (n, address_column(n), "transpose_unpadded", "32-way shared-memory bank conflict",
+         {"ways": 32, "bank": 0}) for n in BANK_CONFLICT_LINES]
     golden("cli_bank_conflict.json", as_json(out))
 
 
@@ -287,15 +311,20 @@ def test_cli_bank_conflict_sarif_golden(golden, capsys, monkeypatch):
     assert code == 1
     run = json.loads(out)["runs"][0]
     rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
-    found = []
-    for r in run["results"]:
-        [where], [cuda] = r["locations"], r["relatedLocations"]
-        found.append((r["ruleId"], rules[r["ruleIndex"]], r["level"],
-                      where["physicalLocation"]["artifactLocation"]["uri"],
-                      where["physicalLocation"]["region"]["startLine"],
-                      where["physicalLocation"]["region"]["startColumn"],
-                      cuda["physicalLocation"]["artifactLocation"]["uri"],
-                      cuda["physicalLocation"]["region"]["startLine"]))
-    assert found == [("bank-conflict", "bank-conflict", "warning", BANK_CONFLICT_PTX, n,
-                      address_column(n), BANK_CONFLICT_CUDA, 18) for n in BANK_CONFLICT_LINES]
+    [r] = run["results"]  # one result for the CUDA line, the other loads related
+    [where], [cuda, *others] = r["locations"], r["relatedLocations"]
+    first, *rest = BANK_CONFLICT_LINES
+    assert (r["ruleId"], rules[r["ruleIndex"]], r["level"], r["properties"]["count"]) == \
+        ("bank-conflict", "bank-conflict", "warning", 4)
+    assert (where["physicalLocation"]["artifactLocation"]["uri"],
+            where["physicalLocation"]["region"]["startLine"],
+            where["physicalLocation"]["region"]["startColumn"]) == \
+        (BANK_CONFLICT_PTX, first, address_column(first))
+    assert (cuda["physicalLocation"]["artifactLocation"]["uri"],
+            cuda["physicalLocation"]["region"]["startLine"]) == (BANK_CONFLICT_CUDA, 18)
+    assert [(o["physicalLocation"]["artifactLocation"]["uri"],
+             o["physicalLocation"]["region"]["startLine"],
+             o["physicalLocation"]["region"]["startColumn"], o["message"]["text"])
+            for o in others] == [(BANK_CONFLICT_PTX, n, address_column(n), "the same finding")
+                                 for n in rest]
     golden("cli_bank_conflict.sarif", as_json(only_used_rules(out)))

@@ -71,8 +71,8 @@ def test_fixture_page_is_self_contained_and_lists_every_finding():
     assert len(sections) == len(FIXTURE)
     assert [s["data-rule"] for s in sections] == \
         [d.rule for d in sorted(FIXTURE, key=Diagnostic.sort_key)]
-    assert "checked 3 files: 5 errors, 1 warning, 1 note" in page  # 2 hidden: said too
-    assert "2 below the minimum severity not shown" in page
+    assert "checked 3 files: 5 errors, 2 warnings, 1 note" in page  # 2 hidden: said too
+    assert "(2 notes hidden: --severity note shows them)" in page
     # the PTX line with its span marked, and the CUDA line the finding came from
     assert "\tld.shared.f32 %f1, <mark>[%r4];</mark>" not in page  # the span is 25 wide
     assert "<mark>ld.shared.f32 %f1, [%r4];</mark>" in page
@@ -136,8 +136,10 @@ def test_command_line_page_draws_each_finding(capsys, monkeypatch):
     page = cli_page(capsys, monkeypatch, *BANK_CONFLICT)
     assert_self_contained(page)
     parsed = Elements(page)
-    assert len(parsed.find("svg", "warp bank-conflict")) == 4
-    assert len(parsed.find("rect", "lane hit")) == 4 * 32  # 32 ways of 4 bytes: every lane
+    # the four loads of one CUDA line are one finding: one drawing, the others listed
+    assert len(parsed.find("svg", "warp bank-conflict")) == 1
+    assert len(parsed.find("rect", "lane hit")) == 32  # 32 ways of 4 bytes: every lane
+    assert "also at 106:22, 111:22, 114:22" in page
     strided = Elements(cli_page(capsys, monkeypatch, *STRIDED))
     assert len(strided.find("svg", "warp uncoalesced-access")) >= 3
 
@@ -167,9 +169,9 @@ def test_page_renders_in_chromium(tmp_path, capsys, monkeypatch):
     dom = browser(profile, "--dump-dom", path.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     parsed = Elements(dom.stdout)  # what the browser built, not what was written
-    assert len(parsed.find("svg", "warp bank-conflict")) == 4
+    assert len(parsed.find("svg", "warp bank-conflict")) == 1  # one finding, 4 loads
     assert len(parsed.find("svg", "warp uncoalesced-access")) >= 3
-    assert len(parsed.find("rect", "bank worst")) == 4
+    assert len(parsed.find("rect", "bank worst")) == 1
     shot = tmp_path / "page.png"
     out = browser(profile, f"--screenshot={shot}", "--window-size=1100,1400", path.as_uri())
     assert out.returncode == 0 and shot.is_file(), out.stderr[-2000:]

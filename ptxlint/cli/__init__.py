@@ -1,10 +1,10 @@
 """Command line: `ptxlint [OPTIONS] FILE...` (`-` reads standard input), and
 `ptxlint lsp` for the language server.
 
-Exit status: 0 when nothing at warning or above is shown, 1 when something is, 2 for
-a usage error or a file that cannot be read, parsed, configured or analysed (those are
-still reported, as `parse-error`, `config-error`, `launch-config` or `internal-error`
-diagnostics; one file's failure never stops the others).
+Exit status: 0 when nothing at warning or above is shown (or `--exit-zero`), 1 when
+something is, 2 for a usage error or a file that cannot be read, parsed, configured or
+analysed (those are still reported, as `parse-error`, `config-error`, `launch-config`
+or `internal-error` errors; one file's failure never stops the others).
 """
 from __future__ import annotations
 
@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
                "[tool.ptxlint] in pyproject.toml or ptxlint.toml; options override them.")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="PTX files or directories ('-' reads standard input)")
+    p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                   help="lint the .ptx files git ignores too, in the directories given "
+                        "(by default they are skipped, as `git check-ignore` says)")
     p.add_argument("--stdin-filename", metavar="PATH",
                    help="the name of the file read from standard input: shown wherever a "
                         "path is, and where its configuration is looked up from (with no "
@@ -126,17 +129,23 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--arch", metavar="sm_XX", type=_arch,
                    help="target architecture (default: .target)")
     a.add_argument("--kernel", action="append", default=[], metavar="NAME",
-                   help="analyse only this entry (a name or fnmatch pattern; repeatable)")
-    a.add_argument("--enable", action="append", default=[], metavar="RULE",
-                   help="run only these rules (repeatable, or comma-separated)")
-    a.add_argument("--disable", action="append", default=[], metavar="RULE",
-                   help="do not run this rule (repeatable, or comma-separated)")
+                   help="analyse only this entry: its PTX name, its demangled name (with "
+                        "or without the parameter list) or an fnmatch pattern of either "
+                        "(repeatable)")
+    a.add_argument("--enable", "--select", action="append", default=[], metavar="RULE",
+                   help="run only these rules: ids or fnmatch patterns like 'bank-*' "
+                        "(repeatable, or comma-separated)")
+    a.add_argument("--disable", "--ignore", action="append", default=[], metavar="RULE",
+                   help="do not run these rules (ids or patterns; repeatable, or "
+                        "comma-separated)")
     a.add_argument("--time-budget", type=_seconds, metavar="SECONDS",
                    help="analysis time per kernel before giving up on it: a finite "
                         "number above 0 (default 5)")
     a.add_argument("--parse-only", action="store_true",
                    help="check syntax only: report parse errors and unmodelled instructions")
-    launch = p.add_argument_group("launch configuration (for every kernel analysed)")
+    launch = p.add_argument_group(
+        "launch configuration (for every kernel analysed; over the file's own "
+        "'// ptxlint: launch' comment)")
     launch.add_argument("--block", type=_dims, metavar="X[,Y[,Z]]",
                         help="block shape: 1 to 3 positive numbers, decimal or 0x hex "
                              "(32,8 or 0x20,8); 32x8 is short for 32,8 (x separates "
@@ -147,8 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="dynamic shared memory: a whole number, decimal or 0x hex")
     launch.add_argument("--param", type=_param, action="append", default=[],
                         metavar="NAME_OR_INDEX=VALUE",
-                        help="a parameter's value (index 0-based; repeatable): a whole "
-                             "number (decimal or 0x hex) or a float (inf and nan too)")
+                        help="a parameter's value (repeatable), by 0-based index or by "
+                             "name where the PTX names it (hand-written PTX, nvcc -G), given "
+                             "to the kernels that have it: a whole number (decimal or 0x "
+                             "hex) or a float (inf and nan too)")
     launch.add_argument("--extent", type=_extent, action="append", default=[],
                         metavar="NAME_OR_INDEX=BYTES",
                         help="size of the buffer a pointer parameter points to, decimal "
@@ -161,7 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the report to FILE (replaced only once the whole report "
                           "is written; never one of the input files)")
     out.add_argument("--severity", choices=tuple(SEVERITIES),
-                     help="minimum severity shown (default note)")
+                     help="minimum severity shown (default: warning for text, gcc, github "
+                          "and html, whose summary counts the notes hidden; note for json "
+                          "and sarif)")
+    out.add_argument("--statistics", action="store_true",
+                     help="print how many findings each rule made instead of the findings "
+                          "(text or json)")
+    out.add_argument("--exit-zero", action="store_true",
+                     help="exit with 0 even when findings are shown (2 still reports a "
+                          "file that could not be checked)")
     out.add_argument("--no-color", action="store_true", help="no colour (also: NO_COLOR=1)")
     out.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                      help="analyse N files (or one file's kernels) in parallel processes "

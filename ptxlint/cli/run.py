@@ -5,30 +5,39 @@ from __future__ import annotations
 
 import argparse
 import errno
-import fnmatch
 import gc
 import json
 import os
 import signal
 import stat
+import subprocess
 import sys
 import traceback
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config
-from ..diagnostics import CudaLocation, Diagnostic, Severity
+from ..diagnostics import Diagnostic, Severity
 from ..ir.build import PARSE_ERROR
 from ..launch import LaunchConfig
 from ..lint import LintOptions
 from ..report import CONFIG_ERROR, INTERNAL_ERROR, catalog, rule_info
+from ..suppress import MAX_CUDA_BYTES
+from ..suppress import cuda_path as cuda_path
 from . import UsageError, children, end_children
 
 STDIN = "<stdin>"
 FAILURES = frozenset({PARSE_ERROR, "launch-config", CONFIG_ERROR, INTERNAL_ERROR})
-MAX_CUDA_BYTES = 4 << 20  # a CUDA file larger than this is not quoted
+# the minimum severity shown when neither --severity nor the configuration says: the
+# formats people read show warnings and errors (their summary counts the notes hidden),
+# the formats tools read keep everything
+DEFAULT_MINIMUM = {"text": Severity.WARNING, "gcc": Severity.WARNING,
+                   "github": Severity.WARNING, "html": Severity.WARNING,
+                   "json": Severity.NOTE, "sarif": Severity.NOTE}
+STATISTICS_FORMATS = ("text", "json")
 
 
 @dataclass
@@ -38,7 +47,7 @@ class Job:
     text: str | None = None
     options: LintOptions | None = None  # None: `failure` says why it is not analysed
     parse_only: bool = False
-    minimum: Severity = Severity.NOTE
+    minimum: Severity | None = None  # None: the format's default (`DEFAULT_MINIMUM`)
     failure: Diagnostic | None = None
     kernel_jobs: int = 1  # processes sharing this file's kernels (`lint_text`'s `jobs`)
 
@@ -63,7 +72,7 @@ def make_jobs(args: argparse.Namespace) -> list[Job]:
     named = getattr(args, "stdin_filename", None)
     jobs = []
     settings: dict[str, tuple] = {}  # directory -> (options, minimum) or (None, failure)
-    for path in expand(args.files):
+    for path in expand(args.files, getattr(args, "respect_gitignore", True)):
         shown = (named or STDIN) if path == "-" else path
         job = Job(shown, None if path == "-" else path,
                   stdin if path == "-" else None, parse_only=args.parse_only)
@@ -81,25 +90,49 @@ def make_jobs(args: argparse.Namespace) -> list[Job]:
 
 
 def _settings(path: str, overrides: config.Overrides, severity: str | None) -> tuple:
-    """(options, minimum severity) for files in `path`'s directory, or (None, the
-    config-error diagnostic)."""
+    """(options, minimum severity or None for the format's default) for files in
+    `path`'s directory, or (None, the config-error diagnostic)."""
     try:
         cfg = config.for_file(path)
     except config.ConfigError as exc:
         return None, config_error(exc)
-    minimum = severity or (str(cfg.severity) if cfg.severity else "note")
-    return config.options(cfg, overrides), Severity[minimum.upper()]
+    minimum = Severity[severity.upper()] if severity else cfg.severity
+    return config.options(cfg, overrides), minimum
 
 
-def expand(paths: Iterable[str]) -> Iterator[str]:
+def expand(paths: Iterable[str], respect_gitignore: bool = True) -> Iterator[str]:
     """Files as given; a directory stands for the `.ptx` files under it, special files
-    too (a FIFO, a device): they are reported as unreadable, not skipped in silence."""
+    too (a FIFO, a device): they are reported as unreadable, not skipped in silence.
+    Under a directory, the files git ignores are left out (`respect_gitignore`); a
+    file named on the command line is always linted."""
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            yield from sorted(str(p) for p in Path(path).rglob("*.ptx")
-                              if p.exists() and not p.is_dir())
+            found = sorted(str(p) for p in Path(path).rglob("*.ptx")
+                           if p.exists() and not p.is_dir())
+            ignored = git_ignored(path, found) if respect_gitignore else set()
+            yield from (f for f in found if f not in ignored)
         else:
             yield path
+
+
+def git_ignored(directory: str, files: list[str]) -> set[str]:
+    """The `files` (under `directory`) git ignores, as `git check-ignore` says; none
+    outside a git work tree, or without git. A file git tracks is not ignored, even if
+    a pattern matches it (as git sees it)."""
+    if not files:
+        return set()
+    try:
+        done = subprocess.run(
+            ["git", "-C", directory, "check-ignore", "--stdin", "-z"],
+            input=b"".join(os.fsencode(os.path.relpath(f, directory)) + b"\0" for f in files),
+            capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):  # no git, or it hung
+        return set()
+    if done.returncode not in (0, 1):  # 1: none ignored; 128: not in a work tree
+        return set()
+    named = {os.path.normpath(os.path.join(directory, os.fsdecode(n)))
+             for n in done.stdout.split(b"\0") if n}
+    return {f for f in files if os.path.normpath(f) in named}
 
 
 def launch_from_args(args: argparse.Namespace) -> LaunchConfig | None:
@@ -116,10 +149,12 @@ def launch_from_args(args: argparse.Namespace) -> LaunchConfig | None:
 
 
 def _rules(values: list[str]) -> tuple[str, ...]:
+    """Rule ids, old names or fnmatch patterns (`bank-*`), each naming some rule."""
     names = tuple(r.strip() for v in values for r in v.split(",") if r.strip())
     bad = config.unknown_rules(names)
     if bad:
-        raise UsageError(f"unknown rule '{bad[0]}' (see --list-rules)")
+        what = "no rule matches" if config.is_pattern(bad[0]) else "unknown rule"
+        raise UsageError(f"{what} '{bad[0]}' (see --list-rules)")
     return names
 
 
@@ -217,7 +252,7 @@ def _lint(job: Job, text: str) -> FileResult:
         from ..lint import lint_text  # noqa: PLC0415
 
         report = lint_text(text, job.path, job.options, job.kernel_jobs)
-        return FileResult(job.path, report.diagnostics, text, report.entries)
+        return FileResult(job.path, report.grouped, text, report.entries)
     entries = tuple(f.name for f in module.entries) if module is not None else ()
     return FileResult(job.path, diagnostics, text, entries)
 
@@ -292,24 +327,39 @@ class Outcome:
     exit_code: int
 
 
+def failure(d: Diagnostic) -> bool:
+    """A file that could not be checked: always shown, exit status 2."""
+    return d.rule in FAILURES and d.severity is Severity.ERROR
+
+
 def report(args: argparse.Namespace, jobs: list[Job], results: list[FileResult],
            seconds: float) -> Outcome:
-    shown, hidden = [], 0
+    fmt = args.format or _configured_format(jobs) or "text"
+    statistics = getattr(args, "statistics", False)
+    if statistics and fmt not in STATISTICS_FORMATS:
+        raise UsageError(f"--statistics prints text or json, not {fmt}")
+    shown: list[Diagnostic] = []
+    hidden: Counter = Counter()
     seen = set()
     for job, result in zip(jobs, results):
+        minimum = job.minimum if job.minimum is not None else DEFAULT_MINIMUM[fmt]
         for d in result.diagnostics:
             key = (d.rule, d.file, d.line, d.column, d.message)
             if key in seen:  # a broken configuration is reported once, not per file
                 continue
             seen.add(key)
-            if d.severity >= job.minimum or d.rule in FAILURES:
+            if d.severity >= minimum or failure(d):
                 shown.append(d)
             else:
-                hidden += 1
-    fmt = args.format or _configured_format(jobs) or "text"
-    text = render(fmt, shown, results, len(jobs), seconds, hidden, args)
-    code = 2 if any(d.rule in FAILURES for d in shown) else \
+                hidden[d.severity] += 1
+    if statistics:
+        text = render_statistics(fmt, shown)
+    else:
+        text = render(fmt, shown, results, len(jobs), seconds, hidden, args)
+    code = 2 if any(failure(d) for d in shown) else \
         1 if any(d.severity >= Severity.WARNING for d in shown) else 0
+    if code == 1 and getattr(args, "exit_zero", False):
+        code = 0
     errors = []
     if args.kernel and not _kernel_matched(args.kernel, results):
         errors.append(f"no kernel matches --kernel {' '.join(args.kernel)}")
@@ -333,13 +383,38 @@ def _configured_format(jobs: list[Job]) -> str | None:
 
 
 def _kernel_matched(patterns: list[str], results: list[FileResult]) -> bool:
+    from ..demangle import matches  # noqa: PLC0415
+
     parsed = [r for r in results if r.entries]
-    return not parsed or any(fnmatch.fnmatchcase(e, k) for r in parsed for e in r.entries
+    return not parsed or any(matches(e, k) for r in parsed for e in r.entries
                              for k in patterns)
 
 
+def render_statistics(fmt: str, shown: list[Diagnostic]) -> str:
+    """`--statistics`: per rule and severity, how many findings (and instructions)."""
+    counts: Counter = Counter()
+    instructions: Counter = Counter()
+    for d in shown:
+        counts[d.rule, d.severity] += 1
+        instructions[d.rule, d.severity] += d.count
+    order = sorted(counts, key=lambda k: (-counts[k], k[0], -k[1]))
+    if fmt == "json":
+        return json.dumps([{"rule": rule, "severity": str(severity), "count": counts[rule, severity],
+                            "instructions": instructions[rule, severity]}
+                           for rule, severity in order], indent=2) + "\n"
+    if not order:
+        return "no findings\n"
+    width = max(len(rule) for rule, _ in order)
+    lines = []
+    for rule, severity in order:
+        n, on = counts[rule, severity], instructions[rule, severity]
+        extra = f"  (on {on} instructions)" if on != n else ""
+        lines.append(f"{n:>6}  {rule:<{width}}  {severity!s:<7}{extra}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
 def render(fmt: str, shown: list[Diagnostic], results: list[FileResult], files: int,
-           seconds: float, hidden: int, args: argparse.Namespace) -> str | None:
+           seconds: float, hidden: Counter, args: argparse.Namespace) -> str | None:
     """The report as text, or None when it was printed to the terminal directly."""
     if fmt == "gcc":
         from ..report import gcc  # noqa: PLC0415
@@ -375,17 +450,6 @@ def render(fmt: str, shown: list[Diagnostic], results: list[FileResult], files: 
     console = Console(file=sys.stdout, color_system=None if plain else "auto",
                       highlight=False, emoji=False)
     text.write(console, shown, sources, summary)
-    return None
-
-
-def cuda_path(cuda: CudaLocation, ptx_path: str) -> Path | None:
-    """The CUDA file a `.loc` names: as written, else beside the PTX file (a
-    checkout moved since nvcc wrote the absolute path)."""
-    named = Path(cuda.file)
-    here = Path(ptx_path).parent
-    for candidate in (named, here / named, here / named.name):
-        if candidate.is_file():
-            return candidate
     return None
 
 

@@ -5,9 +5,11 @@ metadata and the LSP's links to rule docs."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..diagnostics import Severity
+from ..demangle import demangle
+from ..diagnostics import Diagnostic, Severity
 
 INTERNAL_ERROR = "internal-error"
 CONFIG_ERROR = "config-error"
@@ -42,10 +44,14 @@ _BUILTIN = {
         The launch configuration does not fit the kernel.
 
         ## What it does
-        Reports a `--param`/`--extent` naming a parameter the kernel does not have, a
-        value that does not fit the parameter's type, or a buffer size given to a
-        parameter that cannot be a pointer. The kernel is not analysed; the exit
-        status is 2."""),
+        Reports a `--param`/`--extent` naming a parameter no kernel of the file has, a
+        value that does not fit the parameter's type, a buffer size given to a
+        parameter that cannot be a pointer, or a malformed `// ptxlint: launch`
+        comment. The kernel is not analysed; the exit status is 2.
+
+        A parameter that another kernel of the same file has is only given to the
+        kernels that have it: each of the others gets a note (not an error) saying
+        which values it was analysed without."""),
     CONFIG_ERROR: (Severity.ERROR, """\
         The configuration file (`[tool.ptxlint]`) is invalid.
 
@@ -78,6 +84,15 @@ _BUILTIN = {
         other figures of the default architecture (sm_90, `docs/arch.md`) are used, and
         the findings that depend on them (out-of-bounds on dynamic shared memory) may
         not hold for the real GPU. Give a known architecture with `--arch`."""),
+    "unused-suppression": (Severity.NOTE, """\
+        A `// ptxlint: disable=RULE` comment that suppresses nothing.
+
+        ## What it does
+        Reports each rule of a suppression comment in the PTX file that covered no
+        finding of that rule (the code changed, or the rule got more precise), and names
+        a rule id that does not exist. Not reported for a rule that did not run (not
+        enabled, a kernel left out by `--kernel`, a time budget that ran out), nor for
+        suppressions in a CUDA file (`docs/suppression.md`)."""),
     "unmodelled-instruction": (Severity.NOTE, """\
         An instruction whose semantics ptxlint does not model.
 
@@ -85,6 +100,39 @@ _BUILTIN = {
         Its destinations are treated as unknown: the analysis stays sound, but the
         findings that depend on them may be less precise."""),
 }
+
+
+def hidden_summary(hidden: Mapping[Severity, int] | int) -> str | None:
+    """`12 notes hidden: --severity note shows them` (an int counts notes)."""
+    counts = {Severity.NOTE: hidden} if isinstance(hidden, int) else dict(hidden)
+    parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in
+             sorted(counts.items(), reverse=True) if n]
+    if not parts:
+        return None
+    return " and ".join(parts) + " hidden: --severity note shows them"
+
+
+def other_instances(d: Diagnostic, limit: int | None = None) -> str:
+    """The group's other instructions: `also at 106:22, 111:22; in scale<double>(double*):
+    140:9`, a position's own message in parentheses where it differs from the first's;
+    past `limit` positions, `and N more`."""
+    first, *rest = d.expanded()
+    shown = rest if limit is None else rest[:limit]
+    parts: list[str] = []
+    kernel = first.kernel
+    for other in shown:
+        where = f"{other.line}:{other.column}"
+        if other.message != first.message:
+            where += f" ({other.message})"
+        if other.kernel != kernel and other.kernel:
+            kernel = other.kernel
+            parts.append(f"; in {demangle(kernel)}: {where}")
+        else:
+            parts.append(f", {where}" if parts else where)
+    if len(rest) > len(shown):
+        parts.append(f", and {len(rest) - len(shown)} more")
+    text = "".join(parts)
+    return "also " + (text.removeprefix("; ") if text.startswith("; ") else "at " + text)
 
 
 def path_bytes(path: str) -> bytes:
@@ -130,4 +178,5 @@ def rule_info(rule_id: str) -> RuleInfo | None:
 
 
 __all__ = ["RuleInfo", "catalog", "rule_info", "pascal_name", "shown_path", "path_bytes",
+           "hidden_summary", "other_instances",
            "INTERNAL_ERROR", "CONFIG_ERROR", "DOCS_DIR"]

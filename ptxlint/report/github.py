@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic, Severity
-from . import shown_path
+from . import other_instances, shown_path
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -49,6 +49,8 @@ def message(d: Diagnostic, root: str | None = None) -> str:
     if d.label:
         out.append(d.label)
     out += [f"line {r.line}: {r.label}" for r in d.related]
+    if d.instances:
+        out.append(other_instances(d))
     out += [f"note: {n}" for n in d.notes]
     if d.help:
         out.append(f"help: {d.help}")

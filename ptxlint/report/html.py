@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping
 from html import escape
 
 from .. import __version__
+from ..demangle import demangle
 from ..diagnostics import Diagnostic, Severity
-from . import links, shown_path, warp_svg
+from . import hidden_summary, links, other_instances, shown_path, warp_svg
 from .text import Summary
 
 CONTEXT_BEFORE, CONTEXT_AFTER = 2, 1
@@ -84,9 +85,8 @@ def _header(found: list[Diagnostic], summary: Summary | None) -> str:
     counts = ", ".join(f"{by_severity[s]} {s}{'s' if by_severity[s] != 1 else ''}"
                        for s in (Severity.ERROR, Severity.WARNING, Severity.NOTE)
                        if by_severity[s]) or "no findings"
-    extra = ""
-    if summary and summary.hidden:
-        extra = f" ({summary.hidden} below the minimum severity not shown)"
+    hidden = hidden_summary(summary.hidden) if summary else None
+    extra = f" ({hidden})" if hidden else ""
     rules = "".join(f"<span><code>{escape(r)}</code>: {n}</span>"
                     for r, n in sorted(by_rule.items()))
     return (f"<header><h1>ptxlint report</h1><p class=\"summary\">ptxlint {escape(__version__)}"
@@ -98,7 +98,7 @@ def _finding(number: int, d: Diagnostic, sources: Mapping[str, str], base: str) 
     where = shown_path(d.file) + (f":{d.line}:{d.column}" if d.span is not None else "")
     facts = [f"<code>{escape(where)}</code>"]
     if d.kernel:
-        facts.append(f"kernel <code>{escape(d.kernel)}</code>")
+        facts.append(f"kernel <code>{escape(demangle(d.kernel))}</code>")
     facts.append(str(d.certainty))
     parts = [f"<section class=\"finding {d.severity}\" id=\"finding-{number}\" "
              f"data-rule=\"{escape(d.rule)}\">",
@@ -116,6 +116,8 @@ def _finding(number: int, d: Diagnostic, sources: Mapping[str, str], base: str) 
                               else None, "ptx"))
     if d.label:
         parts.append(f"<p class=\"label\">{escape(d.label)}</p>")
+    if d.instances:
+        parts.append(f"<p class=\"where\">{escape(other_instances(d))}</p>")
     if d.cuda is not None and d.cuda.line >= 1:
         cuda = sources.get(d.cuda.file)
         parts.append(f"<p class=\"where\">CUDA source: <code>{escape(shown_path(d.cuda.file))}"

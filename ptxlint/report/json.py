@@ -27,7 +27,17 @@ def diagnostic(d: Diagnostic) -> dict[str, Any]:
     out["help"] = d.help
     out["related"] = [{"line": r.span.line, "column": r.span.col, "end_line": r.span.end_line,
                        "end_column": r.span.end_col, "label": r.label} for r in d.related]
+    out["occurrences"] = [occurrence(member) for member in d.expanded()]
     return out
+
+
+def occurrence(d: Diagnostic) -> dict[str, Any]:
+    """One instruction of a diagnostic (all of a group's, in file order): where, in
+    which kernel, and what the rule said there."""
+    full = d.to_json()
+    return {key: full[key] for key in ("line", "column", "end_line", "end_column", "kernel",
+                                       "kernel_demangled", "message")} | {
+        "label": d.label, "details": jsonable(d.details)}
 
 
 def document(diagnostics: Iterable[Diagnostic]) -> dict[str, Any]:
@@ -60,4 +70,4 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-__all__ = ["render", "document", "diagnostic", "jsonable", "SCHEMA_VERSION"]
+__all__ = ["render", "document", "diagnostic", "occurrence", "jsonable", "SCHEMA_VERSION"]

@@ -2,7 +2,7 @@
 (id, name, summary, full doc, the absolute URL of its page, default level, tags and
 precision) and one result per diagnostic with its physical location (1-based, end
 column exclusive, columns counted in code points), the CUDA line as a related
-location, a fingerprint that survives unrelated edits, and ptxlint's own fields
+location (a group's other instructions too: `grouping`), a fingerprint that survives unrelated edits, and ptxlint's own fields
 (certainty, kernel, details) under `properties`. A result's `level` is the finding's
 own severity, not one level for everything.
 
@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
+from ..demangle import demangle
 from ..diagnostics import Diagnostic, Severity
 from . import RuleInfo, links, pascal_name, path_bytes, taxonomy
 from .json import jsonable
@@ -141,13 +142,27 @@ def _result(d: Diagnostic, rule_index: int, root: str | None) -> dict[str, Any]:
         related.append({
             "id": len(related) + 1,
             "physicalLocation": {"artifactLocation": _artifact(d.file, root),
-                                 "region": {"startLine": r.span.line,
-                                            "startColumn": max(1, r.span.col),
-                                            "endLine": max(r.span.line, r.span.end_line),
-                                            "endColumn": max(1, r.span.col, r.span.end_col)}},
+                                 "region": _region(r.span)},
             "message": {"text": r.label}})
+    first = d.expanded()[0]
+    for other in d.expanded()[1:]:  # a group's other instructions
+        related = out.setdefault("relatedLocations", [])
+        said = other.message if other.message != first.message else "the same finding"
+        kernel = f" in {demangle(other.kernel)}" if other.kernel != first.kernel and \
+            other.kernel else ""
+        related.append({
+            "id": len(related) + 1,
+            "physicalLocation": {"artifactLocation": _artifact(other.file, root),
+                                 "region": _region(other.span)},
+            "message": {"text": f"{said}{kernel}"}})
     props: dict[str, Any] = {"certainty": str(d.certainty), "kernel": d.kernel,
                              "details": jsonable(d.details)}
+    if d.kernel and demangle(d.kernel) != d.kernel:
+        props["kernelDemangled"] = demangle(d.kernel)
+    if d.instances:
+        props["count"] = d.count
+        props["occurrences"] = [{"line": o.line, "column": o.column, "kernel": o.kernel,
+                                 "details": jsonable(o.details)} for o in d.instances]
     if d.label:
         props["label"] = d.label
     if d.notes:
@@ -156,6 +171,12 @@ def _result(d: Diagnostic, rule_index: int, root: str | None) -> dict[str, Any]:
         props["help"] = d.help
     out["properties"] = props
     return out
+
+
+def _region(span) -> dict[str, int]:
+    return {"startLine": span.line, "startColumn": max(1, span.col),
+            "endLine": max(span.line, span.end_line),
+            "endColumn": max(1, span.col, span.end_col)}
 
 
 def _artifact(path: str, root: str | None) -> dict[str, Any]:

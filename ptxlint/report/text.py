@@ -32,7 +32,7 @@ from rich.style import Style
 
 from ..diagnostics import Diagnostic, Severity
 from ..source import SourceFile
-from . import shown_path
+from . import hidden_summary, other_instances, shown_path
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow",
                   Severity.NOTE: "bold cyan"}
@@ -49,7 +49,8 @@ class Summary:
 
     files: int
     seconds: float | None = None  # None leaves the time out (goldens)
-    hidden: int = 0  # diagnostics below the minimum severity shown
+    # diagnostics below the minimum severity shown, per severity (an int: notes)
+    hidden: Mapping[Severity, int] | int = 0
 
 
 class Report:
@@ -69,6 +70,9 @@ class Report:
             out.append([])
         if self.summary is not None:
             out.append(summary_line(self.diagnostics, self.summary))
+            hidden = hidden_summary(self.summary.hidden)
+            if hidden is not None:
+                out.append([(hidden, "")])
         return out
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -146,7 +150,10 @@ def diagnostic_lines(d: Diagnostic, sources: _Sources) -> list[Line]:
         out += _related_lines(d, sources, width, style)
     if d.cuda is not None and d.cuda.line >= 1:
         out += _cuda_lines(d, width, cuda_text)
-    notes = [("note", n) for n in d.notes] + ([("help", d.help)] if d.help else [])
+    notes = [("note", n) for n in d.notes]
+    if d.instances:
+        notes.append(("note", other_instances(d, SHOWN_INSTANCES)))
+    notes += [("help", d.help)] if d.help else []
     if notes and len(out) > 2:
         out.append(_gutter(width))
     pad = " " * (width + 1)
@@ -203,6 +210,7 @@ def _gutter(width: int) -> Line:
 
 
 SHOWN_CHARS = 1000  # of a source line, at most
+SHOWN_INSTANCES = 10  # of a group's other instructions, listed by line and column
 
 
 def _numbered(width: int, number: int, text: str) -> Line:
@@ -253,8 +261,6 @@ def summary_line(diagnostics: list[Diagnostic], summary: Summary) -> Line:
         line += [(", ".join(counts), "bold"), (f" ({rules})", "")]
     else:
         line.append(("no findings", "bold green"))
-    if summary.hidden:
-        line.append((f"; {summary.hidden} more below the minimum severity", ""))
     return line
 
 

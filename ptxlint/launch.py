@@ -95,6 +95,14 @@ class LaunchConfig:
     dynamic_smem: int | None = None
     params: dict[str | int, int | float] = field(default_factory=dict)
     extents: dict[str | int, int] = field(default_factory=dict)
+    # integer parameters known only to be multiples of a power of two (`{"k": 4}`: k %
+    # 4 == 0): the misaligned-access rule re-analyses with one to find the condition an
+    # alignment depends on ("misaligned unless `k` % 4 == 0")
+    multiples: dict[str | int, int] = field(default_factory=dict)
+    # assume each warp is 32 consecutive `%tid.x` of one row (`ntid.x` a multiple of 32,
+    # or a one-dimensional block) when the shape is not exact: the divergence rules
+    # re-analyse with it to find the condition a finding depends on (`interp/warp_uniform.py`)
+    warps_in_rows: bool = False
 
     def __post_init__(self) -> None:
         if self.block is not None:
@@ -110,6 +118,9 @@ class LaunchConfig:
         bad = [k for k, v in self.extents.items() if v < 0]
         if bad:
             raise ValueError(f"buffer size of parameter {bad[0]!r} must not be negative")
+        odd = [k for k, m in self.multiples.items() if m < 1 or m & (m - 1)]
+        if odd:
+            raise ValueError(f"the divisor of parameter {odd[0]!r} must be a power of two")
 
     @classmethod
     def parse(cls, spec: str) -> LaunchConfig:
@@ -149,7 +160,9 @@ class LaunchConfig:
             if p.dims or p.type.kind is Kind.FLOAT or p.type.bits < 32:
                 raise ValueError(f"parameter '{name}' ({p.type}) of '{function.name}' "
                                  "cannot be a pointer, so it has no buffer size")
-        return replace(self, params=params, extents=extents)
+        multiples = _by_name(function, self.multiples, "a divisor") if self.multiples \
+            else self.multiples
+        return replace(self, params=params, extents=extents, multiples=multiples)
 
     def block_or_limits(self, function: Function) -> BlockLimits:
         if self.block is not None:
@@ -259,6 +272,10 @@ def param_value(p: Param, launch: LaunchConfig, module: Module) -> Value:
             return Value.const(float_bits(float(v), t.bits)) if t.bits in (32, 64) \
                 else Value.of_set(SI.full(t.bits), uniform=True)
         return Value.const(wrap_int(int(v), t.bits, t.is_signed))
+    m = launch.multiples.get(p.name)
+    if m is not None and t.kind is not Kind.FLOAT:
+        return Value.of_set(SI.full(t.bits, t.is_signed).meet(SI.congruent(0, m)),
+                            uniform=True)
     if _is_pointer(p, launch, module):
         return Value.pointer(Region(p.ptr_space or "global", p.name, generic=True))
     return Value.of_set(SI.full(t.bits, t.is_signed), uniform=True)
@@ -323,7 +340,8 @@ def special_value(name: str, function: Function, launch: LaunchConfig, lim: Bloc
     cluster = function.directives.get("reqnctapercluster")
     if base in ("%tid", "%laneid"):
         index = name[1:] if axis in AXES else "laneid" if base == "%laneid" else None
-        if index in ("tid.y", "tid.z") and lim.exact and _warp_uniform_axis(lim.dims, i):
+        if index in ("tid.y", "tid.z") and (lim.exact and _warp_uniform_axis(lim.dims, i)
+                                            or not lim.exact and launch.warps_in_rows):
             # every warp lies within one row (one plane): the index is the same in all
             # its lanes, so it is a uniform value rather than a lane coefficient
             return Value.of_set(bounds.of(index), uniform=True)

@@ -259,7 +259,9 @@ def test_a_damaged_or_foreign_cache_file_is_analysed_again(tmp_path, monkeypatch
 
 def test_a_file_copied_under_another_launchs_name_is_not_used(tmp_path):
     ptxlint.hook._CACHE.clear()
-    text = WARP_SUM.read_text()
+    # one thread alone reads the tree's upper words, which nothing wrote
+    # (uninitialized-read): not what this test is about
+    text = WARP_SUM.read_text() + "\n// ptxlint: disable-file=uninitialized-read\n"
     with pytest.raises(ptxlint.PreLaunchError):
         ptxlint.check_before_launch(text, "block_sum64", block=64, grid=16, cache_dir=tmp_path)
     [refused] = list(tmp_path.glob("*.lint"))

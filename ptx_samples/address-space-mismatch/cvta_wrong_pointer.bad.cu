@@ -12,3 +12,4 @@ extern "C" __global__ void stage(const float* in, float* out)
     out[i] = tile[255 - threadIdx.x];
 }
 // ptx-expect: cvta\.to\.shared => address-space-mismatch instruction_space=shared address_space=global
+// ptx-expect: ld\.shared\.f32 => uninitialized-read kind=shared

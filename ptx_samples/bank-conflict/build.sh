@@ -29,5 +29,19 @@ nvcc -arch=sm_90 -ptx -lineinfo -o matrix.bad.ptx matrix.bad.cu
 nvcc -arch=sm_90 -ptx -lineinfo -o matrix.ok.ptx matrix.ok.cu
 "${annotate[@]}" matrix.ok.cu matrix.ok.ptx
 
+# per-thread rows walked by a loop: nvcc carries each thread's row pointer round it
+nvcc -arch=sm_80 -ptx -lineinfo -o loop_rows.bad.ptx loop_rows.bad.cu
+"${annotate[@]}" loop_rows.bad.cu loop_rows.bad.ptx
+nvcc -arch=sm_80 -ptx -lineinfo -o loop_rows.ok.ptx loop_rows.ok.cu
+"${annotate[@]}" loop_rows.ok.cu loop_rows.ok.ptx
+
+# only the lanes that run an access count; addresses with no lane form placed lane by lane
+for name in sgemm_blocked reduce_interleaved guarded; do
+    for kind in bad ok; do
+        nvcc -arch=sm_80 -ptx -lineinfo -o "$name.$kind.ptx" "$name.$kind.cu"
+        "${annotate[@]}" "$name.$kind.cu" "$name.$kind.ptx"
+    done
+done
+
 # .file names relative to this folder: no machine-specific paths in the committed PTX
 sed -i -E 's#"/[^"]*/(ptx_samples/[^"/]+/)?([^"/]+\.cu)"#"\2"#' "$(dirname "$0")"/*.ptx

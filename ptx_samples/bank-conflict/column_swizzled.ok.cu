@@ -1,8 +1,8 @@
 // ptxlint: launch block=32,8 grid=32,32 param.2=1024 param.3=1024
 // An unpadded 32x32 tile with the column index XOR-swizzled by the row: element
 // (r, c) lives at tile[r][c ^ r], so the column read puts lane i in bank (i ^ row): no
-// conflict. (The analysis cannot follow `xor` through the thread index, so it says in a
-// note that it did not check these accesses; it must not warn.)
+// conflict. (`xor` has no lane form: with the block shape, each lane's address is
+// computed on its own.)
 #define TILE 32
 #define ROWS 8
 

@@ -17,3 +17,4 @@ extern "C" __global__ void rotate_tiles(float* out, const float* in, int n)
 }
 // ptx-expect[1]: bar\.sync => barrier-divergence skipped_by=exit
 // ptx-expect[2]: bar\.sync => barrier-divergence skipped_by=exit
+// ptx-expect[1]: ld\.shared\.f32 => uninitialized-read kind=shared

@@ -36,5 +36,23 @@ nvcc -arch=sm_80 -ptx -lineinfo -o param_given.ok.ptx param_stride.bad.cu
 "${annotate[@]}" param_stride.bad.cu param_given.ok.ptx --no-expect \
     --launch "block=256 grid=64 param.2=1"
 
+# one row per thread in a loop: nvcc's per-thread pointers carried round the loop
+nvcc -arch=sm_80 -ptx -lineinfo -o loop_sgemm.bad.ptx loop_sgemm.bad.cu
+"${annotate[@]}" loop_sgemm.bad.cu loop_sgemm.bad.ptx
+nvcc -arch=sm_80 -ptx -lineinfo -o loop_sgemm.ok.ptx loop_sgemm.ok.cu
+"${annotate[@]}" loop_sgemm.ok.cu loop_sgemm.ok.ptx
+nvcc -arch=sm_80 -ptx -lineinfo -o loop_layernorm.bad.ptx loop_layernorm.bad.cu
+"${annotate[@]}" loop_layernorm.bad.cu loop_layernorm.bad.ptx
+nvcc -arch=sm_80 -ptx -lineinfo -o loop_layernorm.ok.ptx loop_layernorm.ok.cu
+"${annotate[@]}" loop_layernorm.ok.cu loop_layernorm.ok.ptx
+
+# accesses served together: a 16-byte element read in halves, a blocked load of 8 ints
+for name in halves blocked; do
+    for kind in bad ok; do
+        nvcc -arch=sm_80 -ptx -lineinfo -o "$name.$kind.ptx" "$name.$kind.cu"
+        "${annotate[@]}" "$name.$kind.cu" "$name.$kind.ptx"
+    done
+done
+
 # .file names relative to this folder: no machine-specific paths in the committed PTX
 sed -i -E 's#"/[^"]*/(ptx_samples/[^"/]+/)?([^"/]+\.cu)"#"\2"#' "$(dirname "$0")"/*.ptx

@@ -30,6 +30,7 @@ from ..ir.module import Module
 from ..launch import LaunchConfig
 from .match import COVERAGE_RULES, EVENT_RULES, Comparison, compare
 from .probe import Probe, ProbeStats, Violation
+from .hazard_claims import event_judges, hazard_abstentions
 from .static import abstentions, claims, cost_bounds, lint_kernel
 
 Dims = tuple[int, int, int]
@@ -150,7 +151,8 @@ def run_case(case: Case, probe_every: int | None = None) -> Result:
     start = time.perf_counter()
     try:
         run = run_kernel(module, case.kernel, case.grid, case.block, args,
-                         dynamic_smem=case.dynamic_smem, max_steps=case.max_steps, probe=probe)
+                         dynamic_smem=case.dynamic_smem, max_steps=case.max_steps, probe=probe,
+                         hazards=True)
     except EmulationError as exc:
         result.error = f"the emulator stopped: {exc}"
         return result
@@ -160,9 +162,10 @@ def run_case(case: Case, probe_every: int | None = None) -> Result:
     # static side's identities (bounds, claims) carry over
     program = probe.program or Program(module, case.kernel)
     result.comparison = compare(side.diagnostics, run.observations, program,
-                                cost_bounds(side), abstentions(side), probe.executed,
-                                side.facts.is_reachable,
-                                case.threads_per_block)
+                                cost_bounds(side), {**abstentions(side),
+                                                    **hazard_abstentions(side)},
+                                probe.executed, side.facts.is_reachable,
+                                case.threads_per_block, event_judges(side, program))
     result.violations = probe.violations
     result.probe = probe.stats
     cfg = side.facts.cfg

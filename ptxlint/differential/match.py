@@ -36,7 +36,14 @@ EVENT_RULES = {
     "barrier-mismatch": "barrier-divergence",
     "barrier-deadlock": "barrier-divergence",
     "warp-barrier": "barrier-divergence",
+    "uninitialized-register": "uninitialized-read",
+    "uninitialized-shared": "uninitialized-read",
+    "uninitialized-local": "uninitialized-read",
+    "global-race": "global-memory-race",
 }
+# event kinds judged event by event (`judges` in `compare`): whether the rule makes a
+# claim depends on the event's bytes, not only on the instruction
+BY_EVENT = frozenset({"uninitialized-shared", "uninitialized-local"})
 COVERAGE_RULES = ("uncoalesced-access", "bank-conflict")
 UNCOALESCED_RATIO = 2  # the rule's default `uncoalesced_ratio`
 SECTOR_BYTES = 32
@@ -85,9 +92,9 @@ class Comparison:
 
 
 # Rules whose related locations are part of the reported defect (a barrier's unrolled
-# copies, the barrier where the threads that skip it wait): a defect observed there is
-# covered by the finding.
-COVERS_RELATED = frozenset({"barrier-divergence"})
+# copies, the barrier where the threads that skip it wait, the other instructions of a
+# blocked access reported once): a defect observed there is covered by the finding.
+COVERS_RELATED = frozenset({"barrier-divergence", "uncoalesced-access"})
 
 
 def site_of(insn) -> Site:
@@ -111,9 +118,11 @@ def is_finding(d: Diagnostic) -> bool:
 
 def compare(diagnostics: list[Diagnostic], obs: Observations, program,
             bounds: dict[int, CostBound], abstain: dict[str, set[int]], executed: set[int],
-            reachable, threads_per_block: int) -> Comparison:
+            reachable, threads_per_block: int, judges: dict | None = None) -> Comparison:
     """`program`: the emulator's `Program` (pc -> instruction); `bounds` and `abstain`
-    by instruction identity; `reachable(insn)` the analysis's reachability."""
+    by instruction identity; `reachable(insn)` the analysis's reachability; `judges`:
+    event kind -> `f(event, insn)`, whether the rule makes a claim about that event
+    (the kinds of `BY_EVENT`: the rule abstains on the others)."""
     load_rules()
     out = Comparison()
     site = _sites(program)
@@ -134,8 +143,8 @@ def compare(diagnostics: list[Diagnostic], obs: Observations, program,
             sites[pc] = site_of(insn)
             if not reachable(insn):
                 out.unreachable.append(sites[pc])
-    _events(out, obs, program, abstain)
-    _costs(out, obs, program, bounds, threads_per_block)
+    _events(out, obs, program, abstain, judges or {})
+    _costs(out, obs, program, bounds, threads_per_block, abstain)
     return out
 
 
@@ -171,9 +180,11 @@ def _flag(out: Comparison, rule: str, site: Site, kind: str, detail: str,
         out.missed.append(ob)
 
 
-def _events(out: Comparison, obs: Observations, program, abstain: dict[str, set[int]]) -> None:
+def _events(out: Comparison, obs: Observations, program, abstain: dict[str, set[int]],
+            judges: dict) -> None:
     seen = set()
-    for ev in obs.events:
+    events = obs.events
+    for ev in events:
         if (ev.kind, ev.pc) in seen:
             continue
         seen.add((ev.kind, ev.pc))
@@ -182,17 +193,37 @@ def _events(out: Comparison, obs: Observations, program, abstain: dict[str, set[
         if rule is None or insn is None:
             out.unmapped[ev.kind] += obs.event_counts[(ev.kind, ev.pc)]
             continue
+        abstains = id(insn) in abstain.get(rule, ())
+        if ev.kind in BY_EVENT:  # the first event the rule makes a claim about
+            judge = judges.get(ev.kind)
+            claimed = [e for e in events if (e.kind, e.pc) == (ev.kind, ev.pc)
+                       and judge is not None and judge(e, insn)]
+            abstains = abstains or not claimed
+            ev = claimed[0] if claimed else ev
         lanes = ev.details.get("lanes")
-        _flag(out, rule, site_of(insn), ev.kind,
-              f"{obs.event_counts[(ev.kind, ev.pc)]} warp(s), e.g. block "
-              f"{ev.details.get('block')} warp {ev.details.get('warp')} lanes {lanes}",
-              id(insn) in abstain.get(rule, ()), ev.details)
+        detail = f"{obs.event_counts[(ev.kind, ev.pc)]} warp(s), e.g. block " \
+                 f"{ev.details.get('block')} warp {ev.details.get('warp')} lanes {lanes}"
+        other = ev.details.get("other_pc")
+        if other is not None and 0 <= other < len(program.instructions):
+            # a race: the finding may sit on either access
+            first = program.instructions[other]
+            if first is not None:
+                abstains = abstains or id(first) in abstain.get(rule, ())
+                key = (rule, Site(site_of(first).line, site_of(first).column, ""))
+                if key in out.findings and (rule, Site(site_of(insn).line,
+                                                       site_of(insn).column, "")) \
+                        not in out.findings:
+                    _flag(out, rule, site_of(first), ev.kind, detail, abstains, ev.details)
+                    continue
+        _flag(out, rule, site_of(insn), ev.kind, detail, abstains, ev.details)
 
 
 def _costs(out: Comparison, obs: Observations, program, bounds: dict[int, CostBound],
-           tpb: int) -> None:
+           tpb: int, abstain: dict[str, set[int]] | None = None) -> None:
     """Observed costs against the static worst case; where the analysis placed no
-    lanes (no bound: the rule's "not checked" note), a costly request is unjudged."""
+    lanes (no bound: the rule's "not checked" note), or the rule judges the instruction
+    only with others (`abstain`), a costly request is unjudged."""
+    skip = (abstain or {}).get("uncoalesced-access", set())
     for stats in obs.accesses.values():
         insn = program.instructions[stats.pc]
         if insn is None:
@@ -213,7 +244,8 @@ def _costs(out: Comparison, obs: Observations, program, bounds: dict[int, CostBo
             if worst.get("value", 0) >= UNCOALESCED_RATIO * _ideal(lanes, stats.width):
                 _flag(out, "uncoalesced-access", site, "sectors",
                       f"{worst.get('value')} sectors for {lanes} lanes of {stats.width} bytes",
-                      bound.sectors is None, {**worst, "width": stats.width})
+                      bound.sectors is None or id(insn) in skip,
+                      {**worst, "width": stats.width})
         if stats.ways:
             if bound.ways is not None and stats.max_ways > bound.ways:
                 out.over_bound.append(Observation(

@@ -31,6 +31,7 @@ from ..rules.bank_conflict import matrix_lanes
 from ..rules.base import RuleContext, load_rules
 from ..rules.misaligned_access import alignment_of, required
 from ..rules.out_of_bounds import memory_sites, object_size, spaces_agree
+from ..rules.requests import element_members
 from ..rules.uncoalesced_access import in_space, warp_cases
 from .probe import Claim
 
@@ -117,12 +118,17 @@ def abstentions(side: StaticSide) -> dict[str, set[int]]:
     - `misaligned-access` leaves accesses whose space disagrees with the address to
       `address-space-mismatch`, and a narrow scalar access (4 bytes or less) whose
       alignment it cannot prove to its own type's (PTX requires it; nothing follows).
+    - `uncoalesced-access` judges the instructions of an element group (two halves of
+      one 16-byte element, `requests.request_groups`) together, as one access, not each
+      one's own request.
     Every other rule judges every instruction it looks at.
     """
     rc = side.context
-    out: dict[str, set[int]] = {"out-of-bounds": set(), "misaligned-access": set()}
+    out: dict[str, set[int]] = {"out-of-bounds": set(), "misaligned-access": set(),
+                                "uncoalesced-access": set()}
     if rc is None:
         return out
+    out["uncoalesced-access"] = element_members(rc)
     for site in memory_sites(rc.facts):
         insn, r = site.insn, site.address.region
         if r is None or r.obj is None or not spaces_agree(site) or site.width <= 0 or \

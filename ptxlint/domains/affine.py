@@ -10,7 +10,18 @@ Wrap-around. The form is evaluated over the mathematical integers, which is fait
 while its value does not wrap at the register width. Every operation on non-uniform forms
 therefore takes the width ``w`` and the ``ThreadBounds`` and checks that the form's range
 lies inside one w-bit view (signed or unsigned); if not, it retries with base and
-coefficients re-read modulo 2^w (same bits, different integers) and otherwise gives top.
+coefficients re-read modulo 2^w (same bits, different integers). When no reading fits, the
+form is kept *modulo 2^w* (`wrapped`): the base becomes unknown (top) and only the lanes'
+differences are claimed, ``lane value = b + sum(c * index) (mod 2^w)`` for one uniform b,
+which is all a warp's access pattern needs (banks and sectors repeat every 2^w bytes).
+A form whose base is top is such a *modular* form (`is_modular`); it is kept only while
+the lanes' part ``sum(c * index)`` itself fits the signed w-bit view, so two lanes whose
+integer offsets differ also differ modulo 2^w. Its range is unknown, so nothing that needs
+the integer value (an extension to a wider register, a bound) can use it, and only a
+meet or a narrowing with an integer claim about the same register turns it back into
+one. The usual source: a pointer carried round a loop, ``q = q + c``, whose uniform base
+widening sent to infinity (``p0 + 4*W*tid.x`` plus an unbounded number of steps) while
+the lanes' stride stays.
 Uniform forms are plain strided intervals and use their wrapping transfer functions.
 
 What stays affine (STYLE.md section 4): sums, differences, negation, products with a
@@ -35,6 +46,7 @@ from .strided import memoized
 
 INDICES = ("tid.x", "tid.y", "tid.z", "laneid")
 _ZERO = SI.const(0)
+_TOP_SI = SI.top()
 Coeffs = tuple[tuple[str, SI], ...]
 
 
@@ -178,6 +190,11 @@ class Affine:
     def is_top(self) -> bool:
         return self.varying
 
+    @property
+    def is_modular(self) -> bool:
+        """A lane form known modulo 2^w only: coefficients, but no base (see `wrapped`)."""
+        return bool(self.coeffs) and self.base.is_top
+
     # ``is_bottom`` and ``is_uniform`` (same value in every lane of a warp, vacuously true
     # for bottom) are computed at construction.
 
@@ -261,17 +278,28 @@ class Affine:
 
     # ---------------------------------------------------------------- operations
     def _fit(self, w: int, signed: bool, bounds: ThreadBounds) -> Affine:
-        """Keep the form only if its integer value never wraps at w bits."""
+        """The form as an integer claim when some reading of it never wraps at w bits,
+        else modulo 2^w (`wrapped`)."""
         if self.varying or self.is_bottom:
             return self
         if not self.coeffs:
             return Affine(self.base.wrap(w, signed))
         reread = tuple((n, c.as_signed(w)) for n, c in self.coeffs)
-        for candidate in (self, Affine(self.base.as_signed(w), reread),
-                          Affine(self.base.as_unsigned(w), reread)):
-            if _fits(candidate.range(bounds), w):
-                return candidate
-        return Affine.top()
+        if not self.base.is_top:
+            for candidate in (self, Affine(self.base.as_signed(w), reread),
+                              Affine(self.base.as_unsigned(w), reread)):
+                if _fits(candidate.range(bounds), w):
+                    return candidate
+        return _modular(reread, w, bounds)
+
+    def wrapped(self, w: int, bounds: ThreadBounds = HARDWARE) -> Affine:
+        """The form modulo 2^w: the same lane coefficients (re-read as signed w-bit
+        numbers) and an unknown uniform base, or top when the lanes' part does not fit
+        the signed w-bit view (two lanes could then hold the same bits). Sound for any
+        form of a w-bit register: an integer form holds modulo 2^w too."""
+        if self.varying or self.is_bottom or not self.coeffs:
+            return self  # a uniform form is a set of w-bit values already
+        return _modular(tuple((n, c.as_signed(w)) for n, c in self.coeffs), w, bounds)
 
     def _linear(self, other: Affine, sign: int, w: int, signed: bool,
                 bounds: ThreadBounds) -> Affine:
@@ -336,6 +364,17 @@ class Affine:
             bounds: ThreadBounds = HARDWARE) -> Affine:
         """``mad.lo``: ``self * b + c``."""
         return self.mul(b, w, signed, bounds).add(c, w, signed, bounds)
+
+
+def _modular(coeffs: Coeffs, w: int, bounds: ThreadBounds) -> Affine:
+    """``top + coeffs`` (a modular form) when the lanes' part fits the signed w-bit view,
+    else top."""
+    lanes = Affine(_ZERO, coeffs)
+    if lanes.is_uniform:  # every coefficient a multiple of 2^w: the lanes agree
+        return Affine(_TOP_SI)
+    if not lanes.range(bounds).fits(w, True):
+        return Affine.top()
+    return Affine(_TOP_SI, lanes.coeffs)
 
 
 def apply_uniform_op(f: Callable[..., SI], *args: Affine) -> Affine:

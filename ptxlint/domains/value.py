@@ -17,6 +17,8 @@ the base.
 - the affine form's range and the congruence narrow the value set;
 - a finite value set narrows the form's base: a warp's base is one of its values minus
   what the lanes add (``i = tid.x + 128*k`` below 256 in a block of 128: k is 0 or 1);
+  not a modular form's (`Affine.is_modular`: known modulo 2^w only, whose lanes may
+  wrap between two values of the set, so no integer base need exist);
 - a value set with one element is the same in every lane: the form becomes uniform;
 - the value set's stride gives a congruence.
 """
@@ -266,7 +268,7 @@ class Value:
         # "unreachable", so a meet is only kept when it is not empty.
         if not aff.is_top:
             si = _meet_or_keep(si, aff.range(bounds))
-            if aff.coeffs and si.is_finite:
+            if aff.coeffs and not aff.is_modular and si.is_finite:
                 # and back: the warp's base is a value minus what the lanes add to it
                 # (so a loop counter `i = tid.x + 128*k`, bounded by its exit test,
                 # bounds k too)

@@ -16,6 +16,8 @@ Layout (data flows one way):
     memory.py layout.py frames.py   address windows, storage, memory safety
     simt.py groups.py barriers.py calls.py   scheduling, barriers, calls
     observe.py recorder.py   sectors, bank conflicts and events
+    hazards.py   (hazards=True) undefined register reads, shared/local bytes read
+                 before written, global races: the events the soundness suite needs
     limits.py    the hardware's launch limits; steps, time and memory of one launch
     api.py       run_kernel
 

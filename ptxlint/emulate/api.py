@@ -99,7 +99,7 @@ def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict
                dynamic_smem: int = 0, observe: bool = True, trace: bool = False,
                max_steps: int = MAX_STEPS, chunk_threads: int = 65536,
                probe=None, watch=(), time_limit: float | None = None,
-               max_memory: int | None = MAX_MEMORY) -> RunResult:
+               max_memory: int | None = MAX_MEMORY, hazards: bool = False) -> RunResult:
     """Run `kernel` over `grid` x `block` threads (ints or 1-3 tuples, within the
     hardware's limits); see the module docstring for `args`. `observe=False` keeps only
     the events (no per-access statistics); `trace=True` also records every warp
@@ -108,7 +108,9 @@ def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict
     `limits.LimitExceeded` (see `limits.py` for what they count). `probe`, when given,
     is called as `probe(machine, pc)` before every step, the step's threads in
     `machine.active()` (differential testing reads registers there); `watch`: pcs whose
-    lowest and highest address the result's `extents` gives."""
+    lowest and highest address the result's `extents` gives. `hazards=True` also observes
+    undefined register reads, shared and local bytes read before written, and global
+    races (`hazards.py`: events `uninitialized-*` and `global-race`)."""
     started = time.perf_counter()
     budget = Budget(max_steps, time_limit)
     grid, block = _dims(grid), _dims(block)
@@ -123,6 +125,11 @@ def run_kernel(module_or_ptx: Module | str, kernel: str, grid, block, args: dict
     mem = _Launch(program, dict(args or {}), dynamic_smem)
     recorder = Recorder(program, observe=observe, trace=trace)
     recorder.extents = {pc: {} for pc in watch}
+    if hazards:
+        from .hazards import Hazards  # noqa: PLC0415
+
+        recorder.hazards = watcher = Hazards(program, recorder)
+        probe = watcher.step if probe is None else _both(watcher.step, probe)
     total = 0
     with np.errstate(all="ignore"):
         for first in range(0, n_blocks, per_chunk):
@@ -145,12 +152,21 @@ def _run_chunk(program: Program, grid: Dims, block: Dims, first: int, n_blocks: 
     m = Machine(program, grid, block, first, n_blocks, dynamic_smem, max_memory)
     m.frames.push_entry(program.infos[program.kernel.name].frame)
     m.attach(mem.memory(m), recorder)
+    if recorder.hazards is not None:
+        recorder.hazards.start(m)
     sched = Scheduler(m, program, budget, probe)
     try:
         sched.run()
     finally:
         m.scheduler = None  # the one reference cycle: freed now, not at a collection
     return sched.thread_instructions
+
+
+def _both(first, second):
+    def probe(m, pc: int) -> None:
+        first(m, pc)
+        second(m, pc)
+    return probe
 
 
 def _chunk(program: Program, tpb: int, n_blocks: int, dynamic_smem: int, chunk_threads: int,

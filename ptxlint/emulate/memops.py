@@ -106,6 +106,9 @@ def store(m, space: str, addr: np.ndarray, threads: np.ndarray, dt: np.dtype,
     check_alignment(m, nbytes if align is None else align, addr, threads, hits)
     n = len(addr)
     values = [np.broadcast_to(np.asarray(v, dt), (n,)) for v in values]
+    if m.obs.hazards is not None and space in ("global", "generic"):
+        data = np.ascontiguousarray(np.stack(values, axis=1)).view(np.uint8).reshape(n, nbytes)
+        m.obs.hazards.stored(m, space, np.asarray(addr, np.uint64), threads, nbytes, data, bad)
     for h in hits:
         vals = values if h.pos is None else [v[h.pos] for v in values]
         if not scatter(h.flat, h.off, vals, dt):

@@ -25,6 +25,7 @@ class Recorder:
         # pc -> space -> [lowest, highest] address any lane used there (`run_kernel`'s
         # `watch`); shared addresses as offsets in the block's window
         self.extents: dict[int, dict[str, list[int]]] = {}
+        self.hazards = None  # `hazards.Hazards` when the run observes them
 
     # ---- helpers ------------------------------------------------------------------------------------
     def _where(self, pc: int | None) -> tuple[int | None, str]:
@@ -82,6 +83,8 @@ class Recorder:
     # ---- memory ------------------------------------------------------------------------------------
     def access(self, m, kind: str, width: int, addr: np.ndarray, threads: np.ndarray,
                spaces: list[tuple[str, np.ndarray]], bad: np.ndarray) -> None:
+        if self.hazards is not None:
+            self.hazards.access(m, kind, width, addr, threads, spaces, bad)
         spans = self.extents.get(m.pc)
         if spans is not None:
             for space, pos in spaces:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir.instructions.sync import is_silent
 from .barriers import BarrierState, arrive, release
 from .calls import enter, leave
 from .groups import Group
@@ -166,6 +167,25 @@ class Scheduler:
                 self.push((*stack, pc), no, self.parked)
                 self.park_mark = getattr(m.mem, "mbar_changes", 0)
 
+    def leaving(self) -> np.ndarray:
+        """Per thread of the chunk: waiting, in the kernel itself, where every path only
+        leaves the kernel without running anything another lane could wait for
+        (`is_silent`). A warp collective waits only for the lanes of its mask that have
+        not exited, so these count as exited (`warpops.check_members`)."""
+        out = np.zeros(self.m.n, bool)
+        for into in (self.ready, self.waiting, self.parked):
+            for path, g in into.items():
+                if len(path) == 1 and self._exits_silently(path[0]):
+                    out[g.threads()] = True
+        return out
+
+    def _exits_silently(self, pc: int) -> bool:
+        memo = self.__dict__.setdefault("_silent", {})
+        hit = memo.get(pc)
+        if hit is None:
+            hit = memo[pc] = _exits_silently(self.steps, pc)
+        return hit
+
     def retire(self, t: np.ndarray) -> None:
         m = self.m
         m.live[t] = False
@@ -267,3 +287,28 @@ class Scheduler:
             if done.any():
                 self.push((*stack, pc + 1), Group.of(n, t[done]))
             self.push((*stack, pc), Group.of(n, t[~done]), self.waiting)
+
+
+def _exits_silently(steps, start: int) -> bool:
+    """Every path from step `start` reaches the kernel's `ret`/`exit` through silent
+    plain steps and branches only."""
+    seen, todo = set(), [start]
+    while todo:
+        pc = todo.pop()
+        if pc in seen:
+            continue
+        seen.add(pc)
+        step = steps[pc]
+        if step.kind == PLAIN and step.insn is not None and is_silent(step.insn):
+            todo.append(pc + 1)
+        elif step.kind == BRANCH:
+            todo.append(step.data)
+            if step.guard is not None:
+                todo.append(pc + 1)
+        elif step.kind in (RET, EXIT):
+            if step.guard is not None:
+                todo.append(pc + 1)
+        else:
+            return False
+    return True
+

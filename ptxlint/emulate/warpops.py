@@ -8,7 +8,9 @@ chunk. `shfl` follows the ISA's pseudo-code (source lane from the mode, clamp va
 value and gets `p = false`; a source lane that is inactive supplies whatever its register
 holds. When lanes of `membermask` that have not exited are not executing the instruction
 with the others (undefined behaviour in PTX), a `warp-sync` event is recorded
-(`warp-barrier` for `bar.warp.sync`, the barrier `barrier-divergence` checks).
+(`warp-barrier` for `bar.warp.sync`, the barrier `barrier-divergence` checks); lanes
+waiting where they can only leave the kernel silently (`Scheduler.leaving`) count as
+exited, as the instruction waits for them to exit.
 """
 from __future__ import annotations
 
@@ -69,6 +71,11 @@ def check_members(m, t: np.ndarray, member, what: str, kind: str = "warp-sync") 
     live = _live_bits(m, w[first])
     mem = np.broadcast_to(np.asarray(member, np.uint32), t.shape)[first]
     missing = mem & live & ~active
+    scheduler = getattr(m, "scheduler", None)
+    if missing.any() and scheduler is not None:
+        # lanes on their way out of the kernel, doing nothing anyone could wait for:
+        # as good as exited (the collective waits for them to exit)
+        missing &= ~_live_bits(m, w[first], scheduler.leaving())
     for i in np.flatnonzero(missing):
         end = first[i + 1] if i + 1 < len(first) else len(t)
         lanes = [k for k in range(32) if int(missing[i]) >> k & 1]
@@ -78,13 +85,14 @@ def check_members(m, t: np.ndarray, member, what: str, kind: str = "warp-sync") 
     return active[run]
 
 
-def _live_bits(m, warps: np.ndarray) -> np.ndarray:
-    live = m.live if m.full_warps else None
-    if live is None:
-        grid = np.zeros(m.n_warps * 32, bool)
-        grid[slots(m, m.all_threads)] = m.live
+def _live_bits(m, warps: np.ndarray, flags: np.ndarray | None = None) -> np.ndarray:
+    """Per warp of `warps`: the bits of its live lanes (of the lanes `flags` marks)."""
+    flags = m.live if flags is None else flags
+    if m.full_warps:
+        grid = flags
     else:
-        grid = live
+        grid = np.zeros(m.n_warps * 32, bool)
+        grid[slots(m, m.all_threads)] = flags
     g = grid.reshape(-1, 32)[warps]
     return (g.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
 

@@ -24,6 +24,7 @@ from .arith_values import (add_values, exact, full_result, mul_values, mul_wide_
                            view)
 from .context import Ctx
 from .transfer import assign, transfers
+from .warp_uniform import per_warp
 
 CARRY = "%cc"  # the condition-code carry flag CC.CF
 
@@ -69,6 +70,9 @@ def add_sub(insn, s, ctx: Ctx) -> None:
         v = (add_values if is_add else sub_values)(a, b, w, signed, ctx)
         if not is_add and (diff := links.difference(s, insn.a, insn.b, a, b, w)) is not None:
             v = v.restrict(*diff)  # `a - min(a, c)`: a bound on b says it cannot wrap
+        if not is_add and a.region is None and (m := links.cleared_low_bits(insn, ctx)):
+            # `a - (a & m)` is `a & ~m`: a multiple of m + 1, never wrapping
+            v = v.restrict(a.si.and_(SI.const(~m & ((1 << w) - 1)), w), w, False)
     if insn.writes_carry:
         x, y = plain(a, ctx), plain(b, ctx)
         flag = x.si.add_carry(y.si, w) if is_add else borrow_out(x.si, y.si, w)
@@ -205,7 +209,10 @@ def lifted_binary(insn, s, ctx: Ctx) -> None:
     si = getattr(x.si, name)(y.si, w, signed)
     if "relu" in insn.mods:
         si = si.max(SI.const(0), w, signed)
-    assign(insn.dests[0], numeric_result(si, (x, y), ctx, w), s)
+    v = numeric_result(si, (x, y), ctx, w)
+    if name == "div":  # `tid / 32`, `tid / warpSize`: one value per warp
+        v = per_warp(v, x, y.si.singleton(), w, signed, ctx, truncating=signed)
+    assign(insn.dests[0], v, s)
     if name in ("min", "max"):
         links.record_bound(insn, s, ctx)  # min(a, c) <= a: `a - min(a, c)` cannot wrap
 

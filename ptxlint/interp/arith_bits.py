@@ -30,6 +30,7 @@ from .arith_values import (exact, full_result, numeric_result, plain, pred_value
                            shl_value, sub_values, view)
 from .context import Ctx
 from .transfer import assign, transfers
+from .warp_uniform import low_zero_bits, per_warp
 
 _M32 = 0xFFFFFFFF
 
@@ -64,7 +65,10 @@ def logic(insn, s, ctx: Ctx) -> None:
     if isinstance(insn, Not):
         v = not_value(a, w, ctx)
     else:
-        v = bitwise(insn.opcode, a, read(insn.b, s, ctx, w), w, ctx)
+        b = read(insn.b, s, ctx, w)
+        v = bitwise(insn.opcode, a, b, w, ctx)
+        if isinstance(insn, And):  # `tid & -32`: a function of tid / 32
+            v = per_warp(v, plain(a, ctx), low_zero_bits(b, w), w, False, ctx)
     assign(insn.dests[0], v, s)
 
 
@@ -162,7 +166,9 @@ def shr(insn, s, ctx: Ctx) -> None:
         # floor(x / 2^k) keeps x's residue modulo 2^(bits - k), shifted down
         k = min(k, w)
         cong = Congruence(c.bits - k, c.residue >> k)
-    assign(insn.dests[0], numeric_result(si, (x, n), ctx, w, cong), s)
+    d = 1 << k if k is not None and k < w else None  # `tid >> 5`: one value per warp
+    assign(insn.dests[0], per_warp(numeric_result(si, (x, n), ctx, w, cong), x, d, w,
+                                   signed, ctx), s)
 
 
 def shf_eval(left: bool, clamp: bool, a: int, b: int, c: int) -> int:
@@ -189,7 +195,10 @@ def bfe(insn, s, ctx: Ctx) -> None:
     w, signed = view(insn.type)
     x, p, n = (plain(read(op, s, ctx, bits), ctx)
                for op, bits in ((insn.a, w), (insn.b, 32), (insn.c, 32)))
-    assign(insn.dests[0], numeric_result(x.si.bfe(p.si, n.si, w, signed), (x, p, n), ctx, w), s)
+    v = numeric_result(x.si.bfe(p.si, n.si, w, signed), (x, p, n), ctx, w)
+    pos = p.si.singleton() if n.is_uniform else None  # bits from pos on: x / 2^pos
+    d = 1 << (pos & 255) if pos is not None and (pos & 255) < w else None
+    assign(insn.dests[0], per_warp(v, x, d, w, False, ctx), s)
 
 
 @transfers(Bfi)

@@ -12,14 +12,15 @@
   addresses <-> 64-bit ones). Conversions with a float side give an unknown value,
   uniform iff the source is (float -> int at least lands in the destination range).
 - floating-point arithmetic is not modelled: unknown, uniform iff the inputs are.
-- `shfl`/`shfl.sync` read another lane's register: unknown and varying.
+- `shfl`/`shfl.sync` read another lane's register: unknown, varying unless it is a
+  broadcast (`warp_uniform.broadcast`).
 """
 from __future__ import annotations
 
 from ..domains.affine import Affine
 from ..domains.strided import StridedInterval as SI
 from ..domains.strided import view_range
-from ..domains.value import TOP, Value
+from ..domains.value import Value
 from ..ir.instructions.convert import Cvt, CvtPack
 from ..ir.instructions.floating import Copysign, FloatUnary, Fma
 from ..ir.instructions.move import Mov, ShflBase
@@ -30,6 +31,7 @@ from .arith_values import (add_values, exact, extend, extend_value, finish, floa
                            truncate, view)
 from .context import Ctx
 from .transfer import assign, transfers
+from .warp_uniform import shuffled
 
 _M32 = 0xFFFFFFFF
 
@@ -86,10 +88,12 @@ def mov(insn, s, ctx: Ctx) -> None:
 
 @transfers(ShflBase)
 def shfl(insn, s, ctx: Ctx) -> None:
-    """shfl{.sync}: another lane's value (and whether that lane was in range)."""
-    for d in (insn.value_dest, insn.predicate_dest):
+    """shfl{.sync}: another lane's value (and whether that lane was in range); one
+    value for the whole warp when it reads one lane (`warp_uniform.broadcast`)."""
+    values = shuffled(insn, s, ctx)
+    for d, v in zip((insn.value_dest, insn.predicate_dest), values):
         if d is not None:
-            assign(d, TOP, s)
+            assign(d, v, s)
 
 
 # ---- cvt -------------------------------------------------------------------------------------
@@ -106,7 +110,9 @@ def convert(a: Value, fw: int, fs: bool, tw: int, ts: bool, sat: bool, ctx: Ctx)
     si = x.si.cvt(fw, fs, tw, ts, sat)
     if sat and not x.si.wrap(fw, fs).fits(tw, ts):
         return numeric_result(si, (x,), ctx, tw)
-    aff = extend(x.aff, fw, fs, ctx.bounds) if tw >= fw else truncate(x.aff, tw, ctx.bounds)
+    # same width: the same bits, so a form known modulo 2^w stays (`truncate` keeps it)
+    widens = tw > fw or (tw == fw and not x.aff.is_modular)
+    aff = extend(x.aff, fw, fs, ctx.bounds) if widens else truncate(x.aff, tw, ctx.bounds)
     return finish(si, aff, x.cong.cap(min(fw, tw)), tw, ts, ctx)
 
 

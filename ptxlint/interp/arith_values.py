@@ -116,16 +116,17 @@ def finish(si: SI, aff: Affine, cong: Congruence, w: int, signed: bool, ctx: Ctx
            region: Region | None = None) -> Value:
     """Assemble a result. A non-uniform form fits one w-bit view; the value set is
     re-read in that same view so that `reduce` meets like with like (a uniform form's
-    base is re-read in the value set's view, (w, signed))."""
+    base is re-read in the value set's view, (w, signed)); a form that fits none is
+    kept modulo 2^w (`Affine.wrapped`), where `reduce` meets nothing."""
     if aff.is_uniform and not aff.is_bottom:
         aff = Affine.uniform(aff.base.wrap(w, signed))
-    elif not (aff.is_top or aff.is_bottom):
+    elif not (aff.is_top or aff.is_bottom or aff.is_modular):
         span = aff.range(ctx.bounds)
         if not span.fits(w, signed):
             if span.fits(w, not signed):
                 si = si.wrap(w, not signed)
             else:
-                aff = Affine.top()
+                aff = aff.wrapped(w, ctx.bounds)
     return Value(si, aff, cong.cap(w), region).reduce(ctx.bounds)
 
 
@@ -170,11 +171,14 @@ def pred_not(v: Value) -> Value:
 def extend(aff: Affine, w: int, signed: bool, bounds: ThreadBounds) -> Affine:
     """The form whose integer value is the (w, signed) reading of the register: what a
     sign- or zero-extension to a wider register holds. Base and coefficients may be
-    re-read modulo 2^w (same bits); top when no reading fits the view."""
+    re-read modulo 2^w (same bits); top when no reading fits the view, and for a form
+    known modulo 2^w only (lanes on both sides of a wrap extend to values 2^w apart)."""
     if aff.is_top or aff.is_bottom:
         return aff
     if aff.is_uniform:
         return Affine.uniform(aff.base.wrap(w, signed))
+    if aff.is_modular:
+        return Affine.top()
     for cand in _rereadings(aff, w):
         if cand.range(bounds).fits(w, signed):
             return cand
@@ -182,16 +186,18 @@ def extend(aff: Affine, w: int, signed: bool, bounds: ThreadBounds) -> Affine:
 
 
 def truncate(aff: Affine, w: int, bounds: ThreadBounds) -> Affine:
-    """The form of the low w bits, kept only when it fits a w-bit view."""
+    """The form of the low w bits: an integer claim when it fits a w-bit view, else
+    modulo 2^w (the low bits of ``b + c*tid`` are ``b + c*tid`` modulo 2^w)."""
     if aff.is_top or aff.is_bottom:
         return aff
     if aff.is_uniform:
         return Affine.uniform(aff.base.wrap(w, False))
-    for cand in _rereadings(aff, w):
-        span = cand.range(bounds)
-        if span.fits(w, False) or span.fits(w, True):
-            return cand
-    return Affine.top()
+    if not aff.is_modular:
+        for cand in _rereadings(aff, w):
+            span = cand.range(bounds)
+            if span.fits(w, False) or span.fits(w, True):
+                return cand
+    return aff.wrapped(w, bounds)
 
 
 def _rereadings(aff: Affine, w: int) -> tuple[Affine, ...]:

@@ -6,7 +6,11 @@ X's way. So X is split when one of those branches, or X's own guard, may send th
 one block different ways: `BlockVariance` says which may (block-level, stronger than the
 analysis' per-warp uniformity: `%tid.y < 4` is one value per warp of a 32x8 block but
 splits the block); for a barrier with a thread count and for `bar.warp.sync`, which may
-send threads of one *warp* different ways. A split is certain when the branch is reached
+send threads of one *warp* different ways. `bar.warp.sync` waits only for the lanes of
+its mask that have not exited, so a branch whose lanes that turn away only leave the
+kernel, silently (`is_silent`: loads, register arithmetic, branches; no store, barrier
+or warp collective on the way out), does not split it: `if (i >= n) return;` before a
+`__syncwarp()`, the lanes that leave a warp-strided loop at the kernel's end. A split is certain when the branch is reached
 by every thread and evaluating its predicate in every thread of some block of the launch
 shows both ways (`truths`). What the skipping threads do next decides how bad it is
 (`other_barrier`: another barrier, or only leaving the kernel).
@@ -18,7 +22,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..ir.instruction import Instruction
-from ..ir.instructions.sync import BarrierCluster, BarWarpSync, CtaBarrier
+from ..ir.instructions.sync import BarrierCluster, BarWarpSync, CtaBarrier, is_silent
 from ..ir.module import Module
 from ..ir.operands import Immediate, Register, Symbol
 from ..ir.traits import Branch, Call
@@ -85,6 +89,60 @@ def barrier_sites(facts, module: Module) -> list[tuple[Instruction, str]]:
     return out
 
 
+def truth_rows(facts, space: ThreadSpace, reg: Register,
+               at: Instruction) -> tuple[np.ndarray, dict] | None:
+    """Per block index tried (rows) and thread of the block (columns), whether predicate
+    `reg` holds at `at`, with the leaves' values per row; None unless that is certain:
+    the block shape is known and the predicate is a function of the thread index,
+    constants, values the facts pin to one number and `%ctaid` with a known grid (every
+    block index occurs)."""
+    if not space.exact:
+        return None
+    import numpy as np  # noqa: PLC0415
+
+    from ..interp.thread_eval import Evaluator, Unevaluable  # noqa: PLC0415
+
+    node = expr_builder(facts).at(at).register(reg, at)
+    values = _certain_values(facts, node, at)
+    if node.opaque or values is None:
+        return None
+    try:
+        v = Evaluator(space, values).eval(node)
+    except Unevaluable:
+        return None
+    if v.sym:
+        return None
+    return np.broadcast_to(np.asarray(v.conc) != 0, (_rows(values), space.n)), values
+
+
+def _certain_values(facts, node, at: Instruction) -> dict | None:
+    """Each leaf's values as a column of a cartesian product (numpy), or None when a leaf
+    may take values that do not occur."""
+    import numpy as np  # noqa: PLC0415
+
+    grid = facts.ctx.launch.grid if facts.ctx.launch else None
+    state = facts.state_before(at)
+    choices = {}
+    for leaf in node.leaves:
+        si = leaf.si
+        if si is None and leaf.ident[0] == "reg" and state is not None:
+            v = state.regs.get(leaf.value)
+            si = v.si if v is not None and v.region is None else None
+        if si is not None and si.is_singleton:
+            choices[leaf.ident] = [si.lo]
+        elif leaf.ident[0] == "special" and str(leaf.value).startswith("%ctaid.") \
+                and grid is not None:
+            choices[leaf.ident] = list(range(grid["xyz".index(str(leaf.value)[-1])]))
+        else:
+            return None
+    if not choices:
+        return {}
+    if np.prod([len(c) for c in choices.values()], dtype=float) > MAX_ROWS:
+        return None
+    mesh = np.meshgrid(*[np.asarray(c, np.int64) for c in choices.values()], indexing="ij")
+    return {ident: m.ravel()[:, None] for ident, m in zip(choices, mesh)}
+
+
 class BarrierSplits:
     """The barriers of one kernel's final facts and what may split them."""
 
@@ -104,6 +162,8 @@ class BarrierSplits:
         return ThreadSpace.of(self.facts)
 
     def split(self, insn: Instruction, kind: str) -> Split | None:
+        """What may split barrier `insn` of `kind` ("cta", "count", or "warp": a
+        `bar.warp.sync`, checked like "count" but not split by lanes that only exit)."""
         b = self.cfg.block_of(insn)
         guard = insn.guard
         if guard is not None and self._differs(guard.register, insn, kind):
@@ -111,10 +171,11 @@ class BarrierSplits:
         for d in control_closure(self.cfg, b):
             term = self.cfg.blocks[d].terminator
             reg = branch_register(term)
-            if reg is None or not self._branch_differs(d, kind):
+            if reg is None or not self._branch_differs(d, kind) \
+                    or kind == "warp" and self.exits_silently(d, b):
                 continue
             skipping = self._skipping(d, b) if self._reached_by_all(d) else None
-            if kind == "count" and skipping is not None and not self.splits_warp(skipping):
+            if kind != "cta" and skipping is not None and not self.splits_warp(skipping):
                 continue
             loop = any(d in loop.body and b in loop.body
                        for loop in self.cfg.natural_loops().values())
@@ -122,15 +183,37 @@ class BarrierSplits:
         return None
 
     def _differs(self, reg: Register, at: Instruction, kind: str) -> bool:
-        if kind == "count":
+        if kind != "cta":
             state = self.facts.state_before(at)
             return state is not None and not state[reg.key].is_uniform
         return self.variance.is_varying(reg.key, at)
 
     def _branch_differs(self, d: int, kind: str) -> bool:
-        if kind == "count":
+        if kind != "cta":
             return self.facts.branch_is_divergent(d)
         return d in self.variance.divergent
+
+    def exits_silently(self, d: int, b: int) -> bool:
+        """Whether the lanes that leave branch d on an edge from which block b cannot be
+        reached (without passing d again) only leave the kernel, running nothing another
+        lane could wait for (`is_silent`) on the way."""
+        away = [s for s in self.cfg.blocks[d].succs if not self._reaches(s, b, d)]
+        if not away:
+            return False
+        seen: set[int] = set()
+        todo = list(away)
+        while todo:
+            x = todo.pop()
+            if x in seen:
+                continue
+            if x == d:
+                return False  # back round the loop: not gone
+            seen.add(x)
+            block = self.cfg.blocks[x]
+            if not all(is_silent(i) for i in block.instructions):
+                return False
+            todo.extend(block.succs)
+        return True
 
     def _reached_by_all(self, d: int) -> bool:
         """Every thread of the block reaches branch d whenever one does (in the first
@@ -142,58 +225,16 @@ class BarrierSplits:
     def truths(self, reg: Register, at: Instruction, negated: bool) -> np.ndarray | None:
         """Per thread of the block, whether `reg` holds at `at`, for some block of the
         launch that certainly runs it one way or the other in different threads (else any
-        block); None unless that is certain: the block shape is known and the predicate is
-        a function of the thread index, constants, values the facts pin to one number and
-        `%ctaid` with a known grid (every block index occurs)."""
-        if not self.space.exact:
+        block); None unless that is certain (`truth_rows`)."""
+        found = truth_rows(self.facts, self.space, reg, at)
+        if found is None:
             return None
-        import numpy as np  # noqa: PLC0415
-
-        from ..interp.thread_eval import Evaluator, Unevaluable  # noqa: PLC0415
-
-        node = expr_builder(self.facts).at(at).register(reg, at)
-        values = self._certain_values(node, at)
-        if node.opaque or values is None:
-            return None
-        try:
-            v = Evaluator(self.space, values).eval(node)
-        except Unevaluable:
-            return None
-        if v.sym:
-            return None
-        truth = np.broadcast_to(np.asarray(v.conc) != 0, (_rows(values), self.space.n))
+        truth, values = found
         truth = ~truth if negated else truth
         split = [k for k, row in enumerate(truth) if row.any() and not row.all()]
         if split and _rows(values) > 1:
             self.blocks[id(at)] = _block_text(values, split[0])
         return truth[split[0] if split else 0]
-
-    def _certain_values(self, node, at: Instruction) -> dict | None:
-        """Each leaf's values as a column of a cartesian product (numpy), or None when a
-        leaf may take values that do not occur."""
-        import numpy as np  # noqa: PLC0415
-
-        grid = self.facts.ctx.launch.grid if self.facts.ctx.launch else None
-        state = self.facts.state_before(at)
-        choices = {}
-        for leaf in node.leaves:
-            si = leaf.si
-            if si is None and leaf.ident[0] == "reg" and state is not None:
-                v = state.regs.get(leaf.value)
-                si = v.si if v is not None and v.region is None else None
-            if si is not None and si.is_singleton:
-                choices[leaf.ident] = [si.lo]
-            elif leaf.ident[0] == "special" and str(leaf.value).startswith("%ctaid.") \
-                    and grid is not None:
-                choices[leaf.ident] = list(range(grid["xyz".index(str(leaf.value)[-1])]))
-            else:
-                return None
-        if not choices:
-            return {}
-        if np.prod([len(c) for c in choices.values()], dtype=float) > MAX_ROWS:
-            return None
-        mesh = np.meshgrid(*[np.asarray(c, np.int64) for c in choices.values()], indexing="ij")
-        return {ident: m.ravel()[:, None] for ident, m in zip(choices, mesh)}
 
     def _skipping_guard(self, insn: Instruction) -> np.ndarray | None:
         g = insn.guard
@@ -335,7 +376,7 @@ class BarrierSplits:
         the warp there, if any."""
         import numpy as np  # noqa: PLC0415
 
-        split = self.split(insn, "count")
+        split = self.split(insn, "warp")
         everyone = np.ones(self.space.n, bool)
         if split is None:
             return everyone, None
@@ -346,7 +387,7 @@ class BarrierSplits:
     def _only_culprit(self, insn: Instruction, split: Split) -> bool:
         b = self.cfg.block_of(insn)
         others = [d for d in control_closure(self.cfg, b)
-                  if self.facts.branch_is_divergent(d)
+                  if self.facts.branch_is_divergent(d) and not self.exits_silently(d, b)
                   and self.cfg.blocks[d].terminator is not split.where]
         return not others and (split.where is insn or insn.guard is None)
 
@@ -379,9 +420,14 @@ def same_id(a: Instruction, b: Instruction) -> bool | None:
 
 
 def source_line(insn: Instruction) -> tuple | None:
-    """The CUDA line an instruction comes from (file, line), when `.loc` says."""
+    """The CUDA line an instruction comes from (file, line), when `.loc` says, with the
+    line it is inlined at: every `__syncwarp()` is line 110 of sm_30_intrinsics.hpp, told
+    apart by its call site."""
     loc = insn.loc
-    return (loc.file, loc.line) if loc is not None else None
+    if loc is None:
+        return None
+    at = loc.inlined_at
+    return (loc.file, loc.line) if at is None else (loc.file, loc.line, at.file, at.line)
 
 
-__all__ = ["BarrierSplits", "Split", "barrier_sites", "same_id", "source_line"]
+__all__ = ["BarrierSplits", "Split", "barrier_sites", "same_id", "source_line", "truth_rows"]

@@ -49,7 +49,20 @@ class Ctx:
             table.update({p.name: p for p in self.function.params + self.function.returns})
             table.update({v.name: v for v in self.function.variables})
             self._variables = table
-        return self._variables.get(name)
+        found = self._variables.get(name)
+        return found if found is not None else self._foreign(name)
+
+    def _foreign(self, name: str) -> Variable | None:
+        """A variable local to another function of the module: an address into a
+        caller's `__local_depot` (or `.shared` static) reaches a device function through
+        its arguments. nvcc numbers depots per module, so the name is unique; a name
+        declared in several functions answers None (which one is unknown)."""
+        hit = self.memo.get(("foreign", name), ...)
+        if hit is ...:
+            found = [v for f in self.module.functions if f is not self.function
+                     for v in f.variables if v.name == name]
+            hit = self.memo[("foreign", name)] = found[0] if len(found) == 1 else None
+        return hit
 
     def object_align(self, obj: str | None) -> int:
         """Known alignment of an object's first byte."""
@@ -59,7 +72,8 @@ class Ctx:
         if var is None:
             return 1
         if var.space == "param" and var in self.function.params:
-            # a kernel pointer parameter names the buffer it points to
-            param = var
-            return getattr(param, "ptr_align", None) or ASSUMED_BUFFER_ALIGN
+            # a kernel pointer parameter names the buffer it points to: `.ptr .align N`
+            # promises N, and the buffer itself is cudaMalloc'd (NVRTC for sm_100 and
+            # sm_120 declares `.ptr .align 1`, which promises nothing more)
+            return max(getattr(var, "ptr_align", None) or 1, ASSUMED_BUFFER_ALIGN)
         return var.alignment

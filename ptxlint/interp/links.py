@@ -22,7 +22,7 @@ from ..ir.instructions.convert import Cvt
 from ..ir.instructions.integer import Add, Mad, Madc, Max, Min, Mul, Sub
 from ..ir.instructions.logic import And, Not, Shl
 from ..ir.instructions.move import Mov
-from ..ir.operands import Operand, Register, is_special_register
+from ..ir.operands import Immediate, Operand, Register, is_special_register
 from .arith_values import read, special_value, view
 
 _ZERO = Value.const(0)
@@ -247,6 +247,8 @@ def narrow_by(insn, s: State, ctx) -> bool | None:
     bv = None if link.b is None else value_of_key(s, link.b, ctx)
     bs = None if bv is None else bv.si
     new_d = dv.restrict(link.forward(av.si, bs), link.w, link.signed)
+    if isinstance(insn, (Min, Max, And)):  # d = op(a, b) exactly: recomputed, it narrows
+        new_d = new_d.restrict(*_recomputed(insn, s, ctx))
     new_a = av.restrict(link.backward(new_d.si, bs), link.xw, link.xsigned)
     new_b = None if bv is None else \
         bv.restrict(link.backward_b(new_d.si, new_a.si), link.w, link.bsigned)
@@ -300,6 +302,40 @@ def difference(s: State, a_op: Operand | None, b_op: Operand | None, a: Value, b
     return None
 
 
+def _recomputed(insn, s: State, ctx) -> tuple[SI, int, bool]:
+    """`min`/`max`/`and` evaluated again on its operands' values in `s` (the relation
+    holds: neither was written since), as (readings, w, signed). A bound link says only
+    ``min(a, c) <= a``; once a guard narrows a, the operation itself says more
+    (``min(level, 32)`` with level >= 4 is at least 4)."""
+    w, signed = view(insn.type)
+    x = read(insn.a, s, ctx, w, signed).numeric()
+    y = read(insn.b, s, ctx, w, signed).numeric()
+    if isinstance(insn, And):
+        return x.si.and_(y.si, w), w, False
+    if "relu" in insn.mods:
+        return SI.full(w, signed), w, signed
+    op = x.si.min if isinstance(insn, Min) else x.si.max
+    return op(y.si, w, signed), w, signed
+
+
+def cleared_low_bits(insn, ctx) -> int | None:
+    """m when `sub d, a, b` subtracts ``b = a & m`` (m = 2^j - 1, computed earlier in the
+    block and still holding): then ``d = a & ~m``, a multiple of 2^j that cannot wrap
+    (nvcc's unrolled loops count `n - n % 4` iterations: ``and r4, n, 3; sub r5, n,
+    r4``)."""
+    a, b, relations = _key(insn.a), _key(insn.b), ctx.relations
+    if a is None or b is None or relations is None:
+        return None
+    for earlier in relations._local_at(insn)(b):
+        if isinstance(earlier, And) and _key(earlier.dests[0]) == b:
+            ops = (earlier.a, earlier.b)
+            for x, m in (ops, ops[::-1]):
+                if _key(x) == a and m.__class__ is Immediate and isinstance(m.value, int) \
+                        and m.value > 0 and not (m.value + 1) & m.value:
+                    return m.value
+    return None
+
+
 def pick(a_op: Operand | None, b_op: Operand | None, a: Value, b: Value
          ) -> tuple[Operand | None, Value, Value]:
     """(operand, its value, the other value) for a link of a symmetric operation: the
@@ -311,4 +347,5 @@ def pick(a_op: Operand | None, b_op: Operand | None, a: Value, b: Value
 
 
 __all__ = ["affine", "sum_link", "scaled", "product_link", "bound", "pick", "relation_shape",
-           "link_of", "narrow_by", "value_of_key", "record_bound", "difference", "readings"]
+           "link_of", "narrow_by", "value_of_key", "record_bound", "difference", "readings",
+           "cleared_low_bits"]

@@ -174,14 +174,18 @@ def counters_linked(s: State, counters: list[tuple[str, int, int]], compared: se
         if v in added or s.conds.get(v) is not None or not s[v].si.is_singleton:
             continue  # v: a step counter, starting at one value (`step = 1`)
         for c, dc, cw in counters:
-            if c == v or c not in compared or cw != w or dv % dc or c in added:
-                continue
+            if c == v or c not in compared or dv % dc or c in added:
+                continue  # c may be narrower than v (a 32-bit index beside a pointer)
             k = dv // dc
             vs, vsigned = readings(s[v], w, True)
-            cs, csigned = readings(s[c], w, True)
-            if s[v].region is not None or s[c].region is not None or vs.is_top or cs.is_top:
+            cs, csigned = readings(s[c], cw, True)
+            # v may be a pointer into a named object (its set is the offset: `p += 4`
+            # beside `i += 1`, a table walked by a strength-reduced loop); c is a number
+            region = s[v].region
+            if (region is not None and region.obj is None) or s[c].region is not None \
+                    or vs.is_top or cs.is_top:
                 continue
-            link = Link.make(c, k, cs, vs.math_add(cs.scale(-k)), w, vsigned, w, csigned)
+            link = Link.make(c, k, cs, vs.math_add(cs.scale(-k)), w, vsigned, cw, csigned)
             if link is not None:
                 added[v] = link.kept()
                 break

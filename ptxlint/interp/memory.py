@@ -237,11 +237,13 @@ def store(insn: memory.St, s: State, ctx: Ctx) -> None:
 
 
 # ---- address spaces ---------------------------------------------------------------------------
-def rebased(v: Value, region: Region) -> Value:
+def rebased(v: Value, region: Region, ctx: Ctx) -> Value:
     """A plain number moved into a window of `region.space`: global and generic
     addresses coincide; other windows move by an unknown base, which keeps the lane
-    coefficients and the alignment (window bases are at least 512-byte aligned)."""
-    v = v.numeric()
+    coefficients and the alignment (window bases are at least 512-byte aligned; a
+    pointer into an object brings the object's own alignment, as `absolute` says)."""
+    obj = v.region.obj if v.region is not None else None
+    v = v.numeric() if obj is None else v.absolute(None, ctx.object_align(obj))
     if region.space == "global":
         return Value(v.si, v.aff, v.cong, region)
     aff = v.aff if v.aff.is_top else Affine(SI.top(), v.aff.coeffs)
@@ -261,7 +263,7 @@ def cvta(insn: memory.Cvta, s: State, ctx: Ctx) -> None:
     if r is not None and r.space == space and r.generic != generic:
         out = Value(v.si, v.aff, v.cong, Region(space, r.obj, generic))
     else:
-        out = rebased(v, Region(space, None, generic))
+        out = rebased(v, Region(space, None, generic), ctx)
     write(insn.operands[0], out, s)
 
 

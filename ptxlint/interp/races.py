@@ -75,6 +75,7 @@ class RaceFinder:
         self._deciding_blocks: dict[int, list[tuple[Register, bool]]] = {}
         self._bases: dict[tuple, Evaluated | None] = {}
         self.unchecked: set[int] = set()
+        self.grouped: dict[tuple, list[Race]] = {}  # `races`: every race per statement
         # the reason the unchecked accesses are not checked (for the note)
         self.why = "whose addresses the analysis cannot relate"
         self.rows_only = not self.space.exact and self._multi_dimensional()
@@ -106,10 +107,15 @@ class RaceFinder:
             if found is None:
                 continue
             key = self._group(i, j)
+            self.grouped.setdefault(key, []).append(found)
             best = groups.get(key)
             if best is None or (found.sure, found.hit.threads) > (best.sure, best.hit.threads):
                 groups[key] = found
         return sorted(groups.values(), key=lambda r: (_line(self.accs[r.i].insn) or 0, r.j))
+
+    def group_of(self, r: Race) -> list[Race]:
+        """Every race found for the written statement of `r` (`races` reports one)."""
+        return self.grouped.get(self._group(r.i, r.j), [r])
 
     def pairs(self) -> Iterator[tuple[int, int, bool]]:
         """(i, j, same_warp): candidate pairs, i a write, in program order."""
@@ -154,9 +160,7 @@ class RaceFinder:
         if not hulls_meet(self.space, ea, eb, same_warp):
             return None
         a, b = self._sides[i], self._sides[j]
-        ids_a = {leaf.ident for leaf in a.leaves}
-        ids_b = {leaf.ident for leaf in b.leaves}
-        shared = frozenset(x for x in ids_a & ids_b if self._stable(x, i, j))
+        shared = self._shared(i, j)
         try:  # threads of two warps first: then only a CTA barrier is the fix
             hit = first_overlap(self.space, ea, a.width, eb, b.width, False, shared)
             if hit is None and same_warp:
@@ -172,6 +176,37 @@ class RaceFinder:
         sure = self.space.exact and hit.exact and not ea.enumerated and not eb.enumerated \
             and self._ordered(i, j) and self._all_run(i) and self._all_run(j)
         return Race(i, j, hit, same_warp, sure)
+
+    def _shared(self, i: int, j: int) -> frozenset:
+        """The leaves both accesses read with one value for both threads."""
+        ids_a = {leaf.ident for leaf in self._sides[i].leaves}
+        ids_b = {leaf.ident for leaf in self._sides[j].leaves}
+        return frozenset(x for x in ids_a & ids_b if self._stable(x, i, j))
+
+    def smallest_block(self, r: Race) -> int:
+        """The fewest threads a row-shaped block needs for the race of `r` (its pair of
+        accesses, any two threads): 2 when the first two threads already race. Every
+        value of the launch's other unknowns (`%ntid.x` among them) stays allowed, so
+        no smaller block of the row races."""
+        ea, eb = self.evaluated(r.i), self.evaluated(r.j)
+        wa, wb = self._sides[r.i].width, self._sides[r.j].width
+        shared = self._shared(r.i, r.j)
+
+        def races_within(n: int) -> bool:
+            fa, fb = first_threads(ea, n), first_threads(eb, n)
+            try:
+                hit = first_overlap(self.space, fa, wa, fb, wb, False, shared)
+                if hit is None and r.same_warp:
+                    hit = first_overlap(self.space, fa, wa, fb, wb, True, shared)
+            except Unevaluable:
+                return True  # not decided: it may
+            return hit is not None  # inexact (an unknown gap between the addresses): it may
+
+        low, high = 1, max(r.hit.t1, r.hit.t2) + 1  # one thread never races; `high` does
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (low, mid) if races_within(mid) else (mid, high)
+        return high
 
     def evaluated(self, k: int) -> Evaluated | None:
         """Access k for every thread; accesses that differ only in the constant offset
@@ -225,7 +260,8 @@ class RaceFinder:
             node = view.register(reg, acc.insn)
             if node.opaque or not node.threads:
                 continue
-            out.append((node, v.si, 1 if node.op in ("setp", "not") else node.bits))
+            # a predicate is one bit (`not.pred` nodes carry bits=1, `not.b32` its width)
+            out.append((node, v.si, 1 if node.op == "setp" else node.bits))
         return out
 
     def _deciding(self, insn: Instruction) -> list[tuple[Register, bool]]:
@@ -314,6 +350,12 @@ class RaceFinder:
                 return False
         return True
 
+
+
+def first_threads(e: Evaluated, n: int) -> Evaluated:
+    """`e` for the threads below n only."""
+    keep = e.thread < n
+    return Evaluated(e.row[keep], e.thread[keep], e.start[keep], e.values, e.sym, None)
 
 
 def _line(insn: Instruction) -> int | None:

@@ -129,6 +129,17 @@ class Relations:
             hit = before[id(insn)]
         return hit
 
+    def after(self, b: int) -> int:
+        """The relations that hold at the end of block b (a bit set)."""
+        insns = self.cfg.blocks[b].instructions
+        if not insns:
+            if not self._built:
+                self._build()
+            return self.block_in[b]
+        last = insns[-1]
+        avail = self.before(last)
+        return (avail & ~self.kill[id(last)]) | self.gen.get(id(last), 0)
+
     def narrow(self, s: State, keys, avail: int, ctx) -> bool | None:
         """Narrow `s` (in place) by the relations in `avail` around `keys` (`_narrow`):
         whether a register changed, or None when one has no value left (no execution

@@ -301,7 +301,21 @@ def _not(node: Node, a):
     return 1 - (np.asarray(a) != 0).astype(I64) if node.bits == 1 else wrap(~a, node.bits)
 
 
+def _table(ev: Evaluator, node: Node, args: list[Lin]) -> Lin:
+    """The table's entry at each thread's byte offset into it."""
+    (a,) = args
+    name, values, elem = node.value  # type: ignore[misc]
+    if a.sym not in ((), ((f"sym:{name}", 1),)) or (not a.sym and ev.obj != name):
+        raise Unevaluable("table")
+    off = np.asarray(a.conc, I64)
+    if (off % elem).any() or (off < 0).any() or (off >= elem * len(values)).any():
+        raise Unevaluable("table index")
+    got = np.asarray(values, I64)[off // elem]
+    return Lin(wrap(got, node.bits) if node.bits < 64 else got)
+
+
 _OPS = {
+    "table": _table,
     "add": _add, "sub": lambda ev, n, a: _add(ev, n, a, -1), "mul": _mul, "mad": _mad,
     "shl": _shl, "setp": _setp, "selp": _selp, "cvt": _cvt, "mov": _mov,
     "shr": _elementwise(_shr), "div": _elementwise(_div),

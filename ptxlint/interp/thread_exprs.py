@@ -13,7 +13,9 @@ its definitions to an expression DAG whose leaves are
   with its value set from the final facts; defined once (a kernel parameter, a load)
   or several times (a loop counter);
 - *induction counts*: a register `r = init; ...; r += C` in a loop is `init + C*k`, `k`
-  an iteration count (a leaf of its own, possibly different in every thread).
+  an iteration count (a leaf of its own, possibly different in every thread);
+- *tables*: a load from an initialised `.const` array of integers (`perm[lane]`) is
+  the table looked up at the thread's own index (`table`, holding the values).
 
 A definition is followed only when it is the register's only one and dominates the use
 (nvcc's PTX is almost SSA); anything else (floats, `.cc` chains, vectors) is `opaque`:
@@ -280,6 +282,10 @@ class Anchored:
 
     # ---- definitions -----------------------------------------------------------------------------
     def _of_def(self, d: Instruction, reg: Register, depth: int) -> Node:
+        if d.opcode == "ld" and d.guard is None:
+            found = self._table(d, depth)
+            if found is not None:
+                return found
         if d.guard is not None or d.opcode not in ARITH or getattr(d, "reads_carry", False) \
                 or "cc" in d.mods or "hi" in d.mods:
             return self._uniform_or_opaque(d, reg)
@@ -312,6 +318,31 @@ class Anchored:
         if isinstance(dest, PredicatePair) and dest.second == reg:
             return Node("not", (node,), bits=1)
         return node
+
+    def _table(self, d: Instruction, depth: int) -> Node | None:
+        """`ld.const` of one integer from an initialised `.const` array (never written:
+        the values are those of the initialiser), at an address the evaluator follows."""
+        addr, t = getattr(d, "address", None), getattr(d, "type", None)
+        if getattr(d, "space", None) != "const" or not isinstance(addr, Address) \
+                or t is None or t.kind is Kind.FLOAT or getattr(d, "vector_width", 1) != 1:
+            return None
+        if isinstance(addr.base, Symbol):
+            base = Node("sym", value=addr.base.name, bits=64)
+        elif isinstance(addr.base, Register):
+            base = self.register(addr.base, d, depth + 1)
+        else:
+            return None
+        names = {n.value for n in _syms(base)}
+        var = self.b.facts.ctx.variable(next(iter(names))) if len(names) == 1 else None
+        values = const_table(var)
+        if values is None or base.opaque:
+            return None
+        elem = var.type.bytes  # type: ignore[union-attr]
+        if elem != t.bytes:
+            return None
+        index = base if not addr.offset else Node("add", (base, const(addr.offset)), bits=64)
+        return Node("table", (index,), value=(var.name, values, elem),  # type: ignore[union-attr]
+                    bits=t.bits, signed=t.is_signed)
 
     def _convert(self, d: Instruction, reg: Register, depth: int) -> Node:
         src = self._operand(d.sources[0], d, depth) if d.sources else None
@@ -357,6 +388,33 @@ class Anchored:
         return hit
 
 
+def _syms(node: Node) -> list[Node]:
+    if node.op == "sym":
+        return [node]
+    return [x for a in node.args for x in _syms(a)]
+
+
+_INT = r"[-+]?\s*(?:0[xX][0-9a-fA-F]+|\d+)"
+_INTS = re.compile(rf"^\{{\s*({_INT}(?:\s*,\s*{_INT})*)\s*\}}$")
+MAX_TABLE = 4096  # entries of a lookup table followed
+
+
+def const_table(var) -> tuple[int, ...] | None:
+    """The values of an initialised `.const` array of integers, element by element (the
+    missing tail of a short initialiser is zeros); None for anything else."""
+    if var is None or var.space != "const" or var.initializer is None or var.vector != 1 \
+            or var.type.kind is Kind.FLOAT or len(var.dims) != 1 or var.dims[0] is None \
+            or var.dims[0] > MAX_TABLE:
+        return None
+    m = _INTS.match(var.initializer.strip())
+    if m is None:
+        return None
+    values = [int(x.replace(" ", ""), 0) for x in m.group(1).split(",")]
+    if len(values) > var.dims[0]:
+        return None
+    return tuple(values) + (0,) * (var.dims[0] - len(values))
+
+
 def _si(state, key: str) -> SI | None:
     v = state.regs.get(key) if state is not None else None
     return v.si if v is not None and v.region is None else None
@@ -391,4 +449,4 @@ def expr_builder(facts) -> ExprBuilder:
 
 
 __all__ = ["Node", "ExprBuilder", "Anchored", "expr_builder", "OPAQUE", "THREAD_INDEX",
-           "const"]
+           "const", "const_table"]

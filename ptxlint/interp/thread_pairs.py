@@ -98,8 +98,8 @@ def enumerable(si: SI | None) -> list[int] | None:
     return sorted(si.gamma(ENUM_VALUES))
 
 
-def _grid(leaves: dict[tuple, SI | None], budget: int,
-          first: frozenset) -> dict[tuple, np.ndarray]:
+def grid(leaves: dict[tuple, SI | None], budget: int,
+         first: frozenset) -> dict[tuple, np.ndarray]:
     """The enumerable leaves by identity (those of `first`, then those with fewer values,
     while the product of their sizes fits `budget`) and the cartesian product of their
     values, one array per leaf."""
@@ -122,8 +122,8 @@ def evaluate(space: ThreadSpace, side: Side) -> Evaluated:
     """Raises Unevaluable when the address is not a computable function of the thread."""
     leaves = {leaf.ident: leaf.si if leaf.si is not None else side.sis.get(leaf.ident)
               for leaf in side.leaves}
-    values = _grid(leaves, min(MAX_ROWS, max(1, MAX_CELLS // space.n)),
-                   frozenset(x.ident for x in side.address.leaves))
+    values = grid(leaves, min(MAX_ROWS, max(1, MAX_CELLS // space.n)),
+                  frozenset(x.ident for x in side.address.leaves))
     rows = next(iter(values.values())).size if values else 1
     ev = Evaluator(space, {i: v[:, None] for i, v in values.items()}, frozenset(leaves),
                    side.obj, "")
@@ -268,4 +268,4 @@ def _units(e: Evaluated, w: int, u: int, g: int, key: np.ndarray):
 
 
 __all__ = ["Side", "Evaluated", "Hit", "evaluate", "hulls_meet", "first_overlap",
-           "symbol_gap", "enumerable", "MAX_ROWS", "MAX_CELLS"]
+           "symbol_gap", "enumerable", "grid", "MAX_ROWS", "MAX_CELLS"]

@@ -115,6 +115,8 @@ def symbol_address(name: str, offset: int, ctx: Ctx) -> Value:
 
 def _symbol_address(name: str, offset: int, ctx: Ctx) -> Value:
     var = ctx.variable(name)
+    if var is None and name == "WARP_SZ":  # predefined: the warp size (`warpSize`)
+        return Value.const(32 + offset)
     if var is None or var.space not in ("global", "shared", "local", "const", "param"):
         return UNIFORM_TOP  # a function's address, a texture reference, ...
     base = Value.pointer(Region(var.space, var.name))

@@ -13,19 +13,31 @@ unknown the pattern is computed *assuming ntid.x is a multiple of 32* (each warp
 consecutive ``tid.x`` of one row: the usual 1D launch); `assumed` says so, so a rule can
 say it too. Unknown coefficients or a non-affine address give no pattern (None).
 
-Costs depend on where lane 0's address falls, which is only known modulo the alignment
-proved for it (`alignment`, a power-of-two congruence). `sectors` and `bank_ways` give
-the worst case over the addresses that alignment allows; the `_range` forms give the
-best case too, so a rule can tell "always" from "may".
+Only the lanes that run the access count: a pattern's offsets are None for lanes that
+do not exist or do not take part (`restrict`, a guard's selection), and are relative to
+the first lane that does (lane 0 when every lane takes part). `lane_patterns` builds the
+patterns of a whole block from each thread's own offset (`active_lanes.BlockLanes`),
+for addresses the lane form cannot express (`tid / 16`, `tid & 31`, swizzles).
+
+Costs depend on where that first lane's address falls, which is only known modulo the
+alignment proved for it (`alignment`, a power-of-two congruence). `sectors` and
+`bank_ways` give the worst case over the addresses that alignment allows; the `_range`
+forms give the best case too, so a rule can tell "always" from "may".
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ..domains.affine import ThreadBounds
 from ..domains.align import Congruence
 from ..domains.strided import StridedInterval as SI
 from ..domains.value import Value
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WARP_SIZE = 32
 SECTOR_BYTES = 32
@@ -36,6 +48,7 @@ BANK_BYTES = 4
 GRANULE_BITS = 7
 ASSUMED_ROWS = "ntid.x multiple of 32"
 ASSUMED_FULL = "full warps"
+MAX_PATTERNS = 4096  # distinct warp patterns of one access that are costed one by one
 
 Dims = tuple[int, int, int]
 Lane = tuple[int, int, int]
@@ -61,11 +74,14 @@ def lanes(block: Dims, warp: int) -> tuple[Lane | None, ...]:
 
 @dataclass(frozen=True)
 class WarpPattern:
-    """Byte offsets of each lane's access from lane 0's address (None: no such lane).
+    """Byte offsets of each lane's access from the first active lane's address (None: no
+    such lane, or a lane that does not run the access).
 
-    `uniform_base` is lane 0's address (the offset into the object when the address has
-    one); `alignment` what is known of lane 0's absolute address, modulo 128 at most;
-    `warps` the warps that share this pattern (empty: every warp, block unknown)."""
+    `uniform_base` is that lane's address (the offset into the object when the address
+    has one); `alignment` what is known of its absolute address, modulo 128 at most;
+    `warps` the warps that share this pattern (empty: every warp, block unknown);
+    `present` the lanes the warp has, running the access or not (0: those with an
+    offset), which the ideal sector count of a request is measured by."""
 
     offsets: tuple[int | None, ...]
     access_bytes: int = 4
@@ -74,16 +90,128 @@ class WarpPattern:
     alignment: Congruence = Congruence(GRANULE_BITS, 0)
     assumed: str | None = None
     warps: tuple[int, ...] = (0,)
+    present: int = 0
 
     def lanes(self) -> tuple[int, ...]:
-        """The lanes that exist."""
+        """The lanes that run the access."""
         return tuple(i for i, off in enumerate(self.offsets) if off is not None)
+
+    @property
+    def size(self) -> int:
+        """The lanes the warp has (`present`)."""
+        return self.present or len(self.lanes())
 
     @classmethod
     def strided(cls, stride: int, access_bytes: int = 4, count: int = WARP_SIZE) -> WarpPattern:
         """Lane i at `i * stride` bytes from an aligned base (textbook cases)."""
         offs = tuple(i * stride if i < count else None for i in range(WARP_SIZE))
         return cls(offs, access_bytes)
+
+
+def restrict(p: WarpPattern, active: Sequence[bool]) -> WarpPattern | None:
+    """`p` with only the lanes `active` selects (None when none is left), rebased on the
+    first of them."""
+    offs = [o if a else None for o, a in zip(p.offsets, active)]
+    ref = next((o for o in offs if o is not None), None)
+    if ref is None:
+        return None
+    if not ref:
+        return replace(p, offsets=tuple(offs), present=p.size)
+    return replace(p, offsets=tuple(None if o is None else o - ref for o in offs),
+                   uniform_base=p.uniform_base.shift(ref), present=p.size,
+                   alignment=_cap(p.alignment.add(Congruence.const(ref))))
+
+
+def _cap(c: Congruence) -> Congruence:
+    return c if c.is_bottom else Congruence(min(c.bits, GRANULE_BITS), c.residue)
+
+
+_NONE = -(1 << 63)  # no lane, or a lane that does not take part (int64's least)
+
+
+def lane_patterns(start: np.ndarray, mask: np.ndarray, access_bytes: int, bits: int,
+                  align: Callable[[int], Congruence]
+                  ) -> tuple[list[WarpPattern], np.ndarray] | None:
+    """The distinct warp patterns of a block whose thread t accesses byte offset
+    `start[row, t]` when `mask[row, t]` (one row per assignment of the values the
+    addresses depend on). The absolute address is known modulo 2^`bits` from the
+    offset; `align(residue)` turns the first lane's offset modulo 2^min(bits, 7) into
+    its alignment. Returns the patterns and, per row and warp, the index of its pattern
+    (-1: no lane of the warp runs the access); None past `MAX_PATTERNS` patterns."""
+    import numpy as np  # noqa: PLC0415 -- numpy only for lane-by-lane patterns
+    rows, n = mask.shape
+    nw = -(-n // WARP_SIZE)
+    if nw * WARP_SIZE != n:
+        pad = ((0, 0), (0, nw * WARP_SIZE - n))
+        start, mask = np.pad(start, pad), np.pad(mask, pad)
+    s = start.reshape(rows * nw, WARP_SIZE)
+    m = mask.reshape(rows * nw, WARP_SIZE)
+    live = np.flatnonzero(m.any(axis=1))
+    ids = np.full(rows * nw, -1, np.int64)
+    if not live.size:
+        return [], ids.reshape(rows, nw)
+    s, m = s[live], m[live]
+    base = s[np.arange(live.size), np.argmax(m, axis=1)]
+    present = np.minimum(WARP_SIZE, n - WARP_SIZE * (live % nw))
+    key = np.concatenate([np.where(m, s - base[:, None], _NONE),
+                          (base % (1 << min(bits, GRANULE_BITS)))[:, None],
+                          present[:, None]], axis=1)
+    uniq, inverse = unique_rows(key)
+    if len(uniq) > MAX_PATTERNS:
+        return None
+    ids[live] = inverse
+    order = np.argsort(inverse, kind="stable")
+    cuts = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+    warp = live % nw
+    out = []
+    for k, row in enumerate(uniq):
+        who = order[cuts[k]:cuts[k + 1]]
+        bases = base[who]
+        lo, hi = int(bases.min()), int(bases.max())
+        step = int(np.gcd.reduce(bases - lo)) if hi > lo else 0
+        offs = tuple(None if x == _NONE else int(x) for x in row[:WARP_SIZE])
+        out.append(WarpPattern(offs, access_bytes, True,
+                               SI.range(lo, hi, step) if step else SI.const(lo),
+                               _cap(align(int(row[WARP_SIZE]))), None,
+                               tuple(sorted(set(warp[who].tolist()))),
+                               int(row[WARP_SIZE + 1])))
+    return out, ids.reshape(rows, nw)
+
+
+def _splitmix(n: int, x: int = 19) -> list[int]:
+    out = []
+    for _ in range(n):
+        x = (x + 0x9E3779B97F4A7C15) % (1 << 64)
+        z = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9 % (1 << 64)
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EB % (1 << 64)
+        out.append(((z ^ (z >> 31)) >> 2) | 1)  # odd, below 2^62
+    return out
+
+
+@lru_cache(maxsize=1)
+def _mix() -> np.ndarray:
+    import numpy as np  # noqa: PLC0415
+    return np.array(_splitmix(64), np.int64)  # row hash multipliers
+
+
+def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(a, axis=0, return_inverse=True)` for an int64 matrix, first through a
+    hash of each row (sorting whole rows is slow); exact: a collision falls back."""
+    import numpy as np  # noqa: PLC0415
+    n, k = a.shape
+    mix = _mix()
+    if n <= 1 or k > len(mix):
+        uniq, inverse = np.unique(a, axis=0, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    with np.errstate(over="ignore"):
+        h = (a * mix[:k]).sum(axis=1)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    uniq = a[first]
+    if not (a == uniq[inverse]).all():
+        uniq, inverse = np.unique(a, axis=0, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    return uniq, inverse
 
 
 def _coefficients(address: Value) -> dict[str, int] | None:
@@ -261,5 +389,6 @@ def bank_ways(p: WarpPattern, access_bytes: int | None = None) -> int:
 
 
 __all__ = ["WarpPattern", "BankConflict", "warp_pattern", "warp_patterns", "lanes",
+           "restrict", "lane_patterns", "unique_rows", "MAX_PATTERNS",
            "warp_count", "sectors", "sector_range", "bank_conflict", "bank_ways",
            "WARP_SIZE", "SECTOR_BYTES", "BANKS", "BANK_BYTES", "ASSUMED_ROWS"]

@@ -33,8 +33,8 @@ from ..cfg import CFG, is_brx
 from ..deadline import Deadline
 from ..domains.lattice import Tri
 from ..domains.relation import Link
-from ..domains.state import State
-from ..domains.value import tri_of
+from ..domains.state import Condition, State
+from ..domains.value import Value, tri_of
 from ..ir.instruction import Instruction
 from ..ir.instructions.integer import Add, Sub
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
@@ -75,6 +75,9 @@ class WorkExceeded(Exception):
 _NONE: frozenset = frozenset()
 _NOTHING: tuple[frozenset, frozenset] = (_NONE, _NONE)
 _COUNTING = (Add, Sub)
+# passes of relational narrowing where a loop with counters is entered (`_entry_narrowed`):
+# a guard's bound reaches a counter's start through a chain of definitions, a step a pass
+ENTRY_PASSES = 4
 # how an instruction runs (`_plan`); a stateful one reads registers beyond its operands,
 # a counter update (`i += c`) also shifts the links that read i
 _PLAIN, _CALL, _CONTROL, _STATEFUL, _COUNTER = "plain", "call", "control", "stateful", "counter"
@@ -149,6 +152,8 @@ class Interpreter:
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
         self._follows: dict[tuple[int, int], tuple[Instruction, ...]] = {}  # `_follow`
+        self._reg_widths: dict[str, int] | None = None  # `_wrapped`
+        self._loop_writes: dict[int, frozenset[str]] = {}  # `_keep_invariants`
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, entry: State) -> list[State | None]:
@@ -241,7 +246,9 @@ class Interpreter:
             if visits >= self.params.max_visits:
                 new = State(params={})  # give up on this loop: everything unknown
             elif visits >= self.params.join_visits:
+                joined = new
                 new = old.widen(new, thresholds(self.cfg, self.out_states, succ, new))
+                self._keep_invariants(succ, joined, new)
             elif visits:  # a back edge, before widening: a bound with a threshold meets it
                 new = old.widen(new, thresholds(self.cfg, self.out_states, succ, new),
                                 eager=False)
@@ -466,11 +473,77 @@ class Interpreter:
             if succ in heads and b not in self.cfg._loops[succ].body:
                 counters, compared = self.loops.counters(succ)
                 if counters:
+                    st = self._entry_narrowed(b, st, counters)
+                    edges[i] = (succ, st)
                     linked = counters_linked(st, counters, compared)
                     if linked is not st:
                         edges[i] = (succ, linked)
                         self.ctx.linked.update(c[0] for c in counters)
         return edges
+
+    def _keep_invariants(self, head: int, joined: State, widened: State) -> None:
+        """Registers the loop of `head` never writes take the join at its head, not the
+        widening: their value there is what the loop is entered with, which grows only
+        as fast as an enclosing loop's (widened at its own head). Widened, a nested
+        loop's copy of an outer counter (`level`, entered as 257, then 225...) jumped to
+        the width limits and stayed there, the narrowing pass being unable to shrink a
+        loop-carried value; the inner loop's counters then wrapped."""
+        writes = self._loop_writes.get(head)
+        if writes is None:
+            writes = self._loop_writes[head] = frozenset(
+                r.key for b in self.cfg._loops[head].body
+                for insn in self.cfg.blocks[b].instructions for r in insn.defs)
+        regs = widened.regs
+        for key, v in joined.regs.items():
+            if key not in writes and regs.get(key) is not v:
+                regs[key] = v
+
+    def _entry_narrowed(self, b: int, st: State, counters) -> State:
+        """The state entering a loop from b, narrowed by the relations holding there
+        around the loop's counters and the registers the branches on the way compared
+        (the predicates the state knows): a count-down `n - n % 4` entered only when
+        `min(level, 32) - 1 >= 3` starts at 4 or more, not at 0 (where it would wrap
+        round the loop). Once per loop entry, not per iteration."""
+        keys = [c[0] for c in counters]
+        out = State(self._wrapped(st.regs), dict(st.conds), st.params, st.unreachable)
+        for p, cond in st.conds.items():
+            known = st.regs[p].singleton() if p in st.regs else None
+            if cond.__class__ is Condition and known is not None:
+                keys += [x for x in (cond.a, cond.b) if isinstance(x, str)]
+                # what the branch said, again: on a set that fits no view it said nothing
+                if not assume(out, p, bool(known), self.ctx.linked):
+                    return st
+        avail = self.ctx.relations.after(b)
+        for _ in range(ENTRY_PASSES):
+            changed = self.ctx.relations.narrow(out, keys, avail, self.ctx)
+            if changed is None:
+                return st  # no execution enters: left to the refinement that said so
+            if not changed:
+                break
+        return out if out.regs != st.regs else st
+
+    def _wrapped(self, regs: dict) -> dict:
+        """`regs` with each number of a declared w-bit register whose set has an
+        infinite bound (a loop head widened it) as the w-bit readings it stands for:
+        the same bits, in a form a relation can narrow (`SI.restrict` keeps a set that
+        fits neither view)."""
+        widths = self._reg_widths
+        if widths is None:
+            widths = self._reg_widths = {}
+            for v in self.ctx.function.variables:
+                if v.space == "reg" and v.type.bits in (16, 32, 64):
+                    names = [f"{v.name}{i}" for i in range(v.range_count)] \
+                        if v.range_count is not None else [v.name]
+                    widths.update((n, v.type.bits) for n in names)
+        out = dict(regs)
+        for key, v in regs.items():
+            w = widths.get(key)
+            if w is not None and v.region is None and not v.si.is_bottom and \
+                    (v.si.lo is None or v.si.hi is None) and not v.si.fits(w, False) and \
+                    not v.si.fits(w, True):
+                # the lane form's base is as unbounded: the readings replace both
+                out[key] = Value.of_set(v.si.wrap(w, False), uniform=v.is_uniform)
+        return out
 
     def _note_refined(self, b: int, out: State, edges: list[tuple[int, State]]) -> None:
         """Record the registers the edges of divergent branch b narrowed from a varying

@@ -18,10 +18,12 @@ RULES: dict[str, tuple[tuple[str, ...], str]] = {
     "bank-conflict": ((PERFORMANCE, "shared-memory"), "very-high"),
     "barrier-divergence": ((CORRECTNESS, "synchronization"), "high"),
     "divergent-bra-uni": ((CORRECTNESS, "divergence"), "very-high"),
+    "global-memory-race": ((CORRECTNESS, "global-memory", "synchronization"), "medium"),
     "misaligned-access": ((CORRECTNESS, "memory"), "very-high"),
     "out-of-bounds": ((CORRECTNESS, "memory"), "medium"),
     "shared-memory-race": ((CORRECTNESS, "shared-memory", "synchronization"), "high"),
     "uncoalesced-access": ((PERFORMANCE, "global-memory"), "very-high"),
+    "uninitialized-read": ((CORRECTNESS, "memory"), "very-high"),
     "uniform-branch": ((PERFORMANCE, "divergence"), "medium"),
 }
 UNKNOWN = ((), "medium")

@@ -8,13 +8,14 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Certainty, Diagnostic, Severity
 from ..domains.align import Congruence
 from ..interp.facts import Access
-from ..interp.warp import GRANULE_BITS, BankConflict as Conflict, WarpPattern, bank_conflict
+from ..interp.warp import GRANULE_BITS, WARP_SIZE, BankConflict as Conflict, WarpPattern, \
+    bank_conflict, restrict
 from ..ir.instructions.memory import StBulk
 from ..ir.instructions.tensor import Ldmatrix, Stmatrix
 from .base import Rule, RuleContext
-from .uncoalesced_access import (WARP_SIZE, WarpCase, address_text, assumption_notes,
-                                 exact_block, in_space, lane_text, object_name,
-                                 runtime_sources, unchecked_note, warp_cases)
+from .sites import WarpCase, exact_block, in_space, runtime_sources, warp_cases
+from .wording import (address_text, assumption_notes, lane_notes, lane_text, object_name,
+                      unchecked_note)
 
 KINDS = ("load", "store", "atomic", "reduce")
 BANK_BYTES = 4
@@ -30,7 +31,10 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
     number of distinct 4-byte words one bank must deliver in one pass. Lanes reading the
     same word share it (a broadcast); 8-byte accesses are served a half-warp at a time
     and 16-byte accesses a quarter-warp at a time, so only lanes of the same phase can
-    conflict. Conflicts of two ways or more are reported.
+    conflict. Only the lanes that run the access count (its guard and the divergent
+    branches deciding it, evaluated thread by thread); with the block shape known, an
+    address with no lane form (`tid / 16`, `tid & 31`, an XOR swizzle) is computed lane
+    by lane. Conflicts of two ways or more are reported.
 
     ## Why is this bad?
     Shared memory is split into 32 banks of 4 bytes, each serving one word per cycle.
@@ -77,14 +81,24 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
 
     def _check(self, rc: RuleContext, acc: Access, cases: list[WarpCase]) -> Diagnostic | None:
         used = matrix_lanes(acc)
-        found = [_Found(c, p, *_ways(p, acc.width)) for c in cases
-                 for p in (_only_lanes(p, used) for p in c.patterns)]
+        per_case = [fs for c in cases if (fs := [
+            _Found(c, q, *_ways(q, acc.width)) for p in c.patterns
+            if (q := _only_lanes(p, used)) is not None])]
+        if not per_case:
+            return None  # no lane runs the access
+        found = [f for fs in per_case for f in fs]
         worst = max(found, key=lambda f: (f.hi, f.lo))
         if worst.hi < 2:
             return None
         bank, bank_note = _bank(worst.pattern, worst.conflict, acc)
-        varies = len({f.hi for f in found}) > 1 and len(cases) > 1
-        sure = exact_block(rc) is not None and not varies and worst.lo >= 2
+        if cases[0].unknown:  # sampled coefficients: any difference is a runtime one
+            varies = len({f.hi for f in found}) > 1 and len(cases) > 1
+            least = worst.lo
+        else:  # each case is an execution: its worst warp is its conflict
+            varies = len({max(f.hi for f in fs) for fs in per_case}) > 1
+            least = min(max(f.lo for f in fs) for fs in per_case)
+        exact = all(c.exact for c in cases)
+        sure = exact_block(rc) is not None and exact and not varies and least >= 2
         prefix = "" if sure else "up to " if varies else "possible "
         lanes = lane_text(worst.conflict.lanes)
         notes = [f"address = {address_text(acc.address)}"]
@@ -93,10 +107,12 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
         if worst.lo < worst.hi and not varies:
             notes.append(f"{worst.lo}-way when lane 0's address is word-aligned; its "
                          "alignment is not known")
-        if varies:
+        if varies and cases[0].unknown:
             names = runtime_sources(rc, acc)
             what = " and ".join(f"`{n}`" for n in names) or "a runtime value"
             notes.append(f"the stride between lanes depends on {what}")
+        notes += lane_notes(rc, acc, cases, worst.pattern, varies and not cases[0].unknown,
+                            exact)
         if bank_note:
             notes.append(bank_note)
         return self.diagnostic(
@@ -116,13 +132,24 @@ class _Found:
     conflict: Conflict  # the worst
 
 
+_WAYS: dict[tuple, tuple[int, int, Conflict]] = {}
+
+
 def _ways(p: WarpPattern, width: int) -> tuple[int, int, Conflict]:
-    """(fewest, most) ways over the byte offsets lane 0 may have within a word."""
-    worst = bank_conflict(p, width)
-    known = max(0, min(p.alignment.bits, 2))
-    best = min(bank_conflict(replace(p, alignment=Congruence(2, r)), width).ways
-               for r in range(BANK_BYTES) if r % (1 << known) == p.alignment.residue % (1 << known))
-    return best, worst.ways, worst
+    """(fewest, most) ways over the byte offsets lane 0 may have within a word
+    (remembered: the warps and rows of a block share few patterns)."""
+    key = (p.offsets, p.alignment, width)
+    hit = _WAYS.get(key)
+    if hit is None:
+        if len(_WAYS) > 1 << 14:
+            _WAYS.clear()
+        worst = bank_conflict(p, width)
+        known = max(0, min(p.alignment.bits, 2))
+        best = min(bank_conflict(replace(p, alignment=Congruence(2, r)), width).ways
+                   for r in range(BANK_BYTES)
+                   if r % (1 << known) == p.alignment.residue % (1 << known))
+        hit = _WAYS[key] = (best, worst.ways, worst)
+    return hit
 
 
 def _bank(p: WarpPattern, conflict: Conflict, acc: Access) -> tuple[int | None, str | None]:
@@ -155,10 +182,10 @@ def matrix_lanes(acc: Access) -> int | None:
     return min(WARP_SIZE, rows * count)
 
 
-def _only_lanes(p: WarpPattern, used: int | None) -> WarpPattern:
+def _only_lanes(p: WarpPattern, used: int | None) -> WarpPattern | None:
     if used is None or used >= WARP_SIZE:
         return p
-    return replace(p, offsets=tuple(o if i < used else None for i, o in enumerate(p.offsets)))
+    return restrict(p, [i < used for i in range(WARP_SIZE)])
 
 
 def _phase_notes(acc: Access, used: int | None, conflict: Conflict) -> list[str]:

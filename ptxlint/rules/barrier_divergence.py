@@ -12,6 +12,7 @@ from ..interp.barrier_split import BarrierSplits, Split, same_id, source_line
 from ..ir.instruction import Instruction
 from ..ir.instructions.sync import BarrierCluster, BarWarpSync, CtaBarrier
 from ..ir.traits import Barrier, Call
+from . import warp_rows
 from .base import Rule, RuleContext
 from .uncoalesced_access import lane_text
 
@@ -31,7 +32,10 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
     but splits the block. A barrier with a thread count (`bar.sync 1, 64`,
     `bar.arrive 1, 64`) is meant for some warps only, so it is checked for warps that
     split. `bar.warp.sync` is checked against its member mask: the lanes that execute it
-    must all be in the mask, and every lane of the mask must reach it.
+    must all be in the mask, and every lane of the mask that has not left the kernel must
+    reach it (lanes that only exit, as after `if (i >= n) return;`, are not waited for).
+    With the block shape unknown, a warp found split only because `%tid.x / 32` may differ
+    within a warp (a 2-D block whose `ntid.x` is not a multiple of 32) is a note.
 
     It is an error when the threads that skip the barrier may wait at another one (the
     two barriers pair up, or the block deadlocks), and a warning when they only leave the
@@ -82,12 +86,9 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
         for insn, kind in splits.sites:
             rc.deadline.check()
             key = (kind, source_line(insn) or id(insn))
-            if kind == "warp":
-                ds = list(_warp_sync(self, rc, splits, insn))
-            else:
-                split = splits.split(insn, kind)
-                ds = [_report(self, rc, splits, insn, kind, split)] if split else []
-            ds = [d for d in ds if d is not None]
+            ds = [d for d in _findings(self, rc, splits, insn, kind) if d is not None]
+            if ds and kind != "cta" and _rows_agree(self, rc, insn, kind):
+                ds = [_conditional(d) for d in ds]
             if ds:
                 found.setdefault(key, []).append(ds)
         for first, *copies in found.values():
@@ -98,6 +99,33 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
                     for ds in copies))
             yield head
             yield from rest
+
+
+def _findings(rule: Rule, rc: RuleContext, splits: BarrierSplits, insn: Instruction,
+              kind: str) -> list[Diagnostic | None]:
+    if kind == "warp":
+        return list(_warp_sync(rule, rc, splits, insn))
+    split = splits.split(insn, kind)
+    return [_report(rule, rc, splits, insn, kind, split)] if split else []
+
+
+def _rows_agree(rule: Rule, rc: RuleContext, insn: Instruction, kind: str) -> bool:
+    """With the block shape unknown: whether a warp-level finding goes away when each
+    warp is 32 consecutive `%tid.x` of one row (`warp_rows.rows_facts`)."""
+    if warp_rows.shape_known(rc):
+        return False
+    rows = warp_rows.rows_facts(rc)
+    if rows is None:
+        return False
+    return not any(_findings(rule, rc, BarrierSplits(rows, rc.module), insn, kind))
+
+
+def _conditional(d: Diagnostic) -> Diagnostic:
+    """A finding that only blocks whose warps are not whole rows show: a note."""
+    return replace(d, severity=Severity.NOTE, certainty=Certainty.POSSIBLE,
+                   message=f"{d.message} {warp_rows.CONDITION}",
+                   notes=(warp_rows.NOTE, *d.notes), help=warp_rows.HELP,
+                   details={**d.details, "condition": "block shape"})
 
 
 def _report(rule: Rule, rc: RuleContext, splits: BarrierSplits, insn: Instruction, kind: str,

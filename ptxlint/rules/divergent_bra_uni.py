@@ -7,254 +7,30 @@ ptxas takes the promise as given and inserts no reconvergence point (no `BSSY`/`
 pair), so when the lanes disagree the warp is not split correctly: lanes run the wrong
 path or never meet again. The rule checks the promise against the analysis
 (`Value.is_uniform` in the state before the instruction) and explains a broken one with
-a def-use chain built by `Provenance`: backwards from the operand, through each
-reaching definition whose result differs between lanes, to a special register
-(`%tid.x`), a per-lane load or atomic, or a merge of lanes that took different paths
-(a divergent branch's arms, or the exit of a loop whose lanes leave at different
-iterations).
+a def-use chain built by `uni_chain.Provenance`. With an exact block shape the lanes
+that disagree are named (the lane form, or the predicate evaluated thread by thread);
+with the shape unknown, an operand uniform whenever warps are whole rows is a note
+with that condition (`warp_rows`).
 """
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import cached_property
 
 from ..diagnostics import Certainty, Diagnostic, Severity
 from ..domains.lattice import Tri
 from ..domains.state import State
 from ..domains.strided import StridedInterval as SI
 from ..domains.value import Value
-from ..interp.divergence import SyncDependence
-from ..interp.facts import Facts
+from ..interp.barrier_intervals import control_closure
+from ..interp.barrier_split import truth_rows
 from ..interp.warp import lanes, warp_count
 from ..ir.instruction import Instruction
 from ..ir.operands import Register
-from ..ir.traits import Branch, Call, MemoryAccess, Terminator
+from ..ir.traits import Branch, Call, Terminator
+from . import warp_rows
 from .base import Rule, RuleContext
-
-MAX_DEPTH = 24  # chain steps followed before giving up ("...")
-SHOWN = 7  # chain steps a message shows; longer chains keep both ends
-PER_THREAD = ("local", "param")  # one address, a different location in every lane
-RANK = {"control": 1, "unknown": 2}  # which explanation to prefer; origins rank 0
-
-
-# ---- the chain ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Step:
-    text: str  # "`%tid.x`", "`mov.u32 %r1`", "`%r2` is assigned under ..."
-    line: int | None
-
-
-@dataclass
-class Chain:
-    """Why a register differs between lanes, from its origin to the use."""
-
-    source: str  # "%tid.x", "control", "ld.local.u32", "unknown"
-    steps: list[Step] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def copy(self) -> "Chain":
-        return Chain(self.source, list(self.steps), list(self.notes))
-
-    def then(self, step: Step) -> "Chain":
-        self.steps.append(step)
-        return self
-
-    @property
-    def lines(self) -> list[int]:
-        return [s.line for s in self.steps if s.line is not None]
-
-    def render(self) -> str:
-        texts = [s.text for s in self.steps]
-        if len(texts) > SHOWN:
-            texts = texts[:2] + ["..."] + texts[-(SHOWN - 3):]
-        return " -> ".join(texts)
-
-
-def line_of(insn: Instruction) -> int | None:
-    return insn.span.line if insn.span is not None else None
-
-
-def guard_text(insn: Instruction) -> str:
-    return f"{insn.guard} " if insn.guard is not None else ""
-
-
-def def_step(insn: Instruction, reg: Register) -> Step:
-    return Step(f"`{guard_text(insn)}{insn.full_opcode} {reg.name}`", line_of(insn))
-
-
-class Provenance:
-    """Def-use search over one function's final facts (see the module docstring)."""
-
-    def __init__(self, facts: Facts):
-        self.facts = facts
-        self.cfg = facts.cfg
-
-    @cached_property
-    def sync(self) -> SyncDependence:
-        return self.facts.sync  # the fixpoint's: the divergent branches' regions are known
-
-    def state_after(self, insn: Instruction) -> State | None:
-        before = self.facts.state_before(insn)
-        if before is None:
-            return None
-        after = before.copy()
-        self.facts._interp.step(insn, after)  # noqa: SLF001 -- Facts has no state_after
-        return after
-
-    # -- reaching definitions ---------------------------------------------------------------
-    def _last_def(self, block: int, key: str, end: int | None = None) -> Instruction | None:
-        for insn in reversed(self.cfg.blocks[block].instructions[:end]):
-            if any(r.key == key for r in insn.defs):
-                return insn
-        return None
-
-    def reaching(self, key: str, at: Instruction) -> tuple[list[Instruction], list[int], bool]:
-        """(definitions of `key` that reach `at`, merge blocks crossed on the way back
-        where divergence made `key` varying (nearest first), whether the entry is
-        reached with no definition: an uninitialised or incoming register)."""
-        b, i = self.cfg.position(at)
-        local = self._last_def(b, key, i)
-        if local is not None:
-            return [local], [], False
-        defs: list[Instruction] = []
-        merges: list[int] = []
-        entry, crossed, todo = False, set(), deque([b])
-        tick = self.facts.deadline.tick
-        while todo:
-            tick()
-            x = todo.popleft()
-            if x in crossed:
-                continue
-            crossed.add(x)
-            if key in self.sync.tainted(x, self.facts.divergent):
-                merges.append(x)
-            entry |= x == self.cfg.entry
-            for p in self.cfg.blocks[x].preds:
-                if self.facts.in_states[p] is None:
-                    continue
-                d = self._last_def(p, key)
-                if d is None:
-                    todo.append(p)
-                elif d not in defs:
-                    defs.append(d)
-        defs.sort(key=lambda d: line_of(d) or 0)
-        return defs, merges, entry
-
-    # -- explanations -----------------------------------------------------------------------
-    def explain(self, reg: Register, at: Instruction, depth: int = 0) -> Chain:
-        """Why `reg`, read by `at`, may differ between lanes; the chain ends before `at`.
-        Memoised per (register, reader); a cycle back to a pending question is "unknown"."""
-        key = (reg.key, id(at))
-        if key not in self._memo:
-            self._memo[key] = Chain("unknown", [Step("...", None)])  # pending: a cycle
-            self._memo[key] = self._explain(reg, at, depth)
-        return self._memo[key].copy()
-
-    @cached_property
-    def _memo(self) -> dict[tuple[str, int], Chain]:
-        return {}
-
-    def _explain(self, reg: Register, at: Instruction, depth: int) -> Chain:
-        if reg.is_special:
-            return Chain(reg.name, [Step(f"`{reg.name}`", None)])
-        if depth > MAX_DEPTH:
-            return Chain("unknown", [Step("...", None)])
-        defs, merges, entry = self.reaching(reg.key, at)
-        if merges:
-            return self.control(reg, merges[0], depth)
-        for d in defs:
-            after = self.state_after(d)
-            if after is not None and not after[reg.key].is_uniform:
-                return self.through(d, reg, depth)
-        what = "is read before any assignment" if entry else \
-            "is not provably warp-uniform (the analysis lost track of it)"
-        return Chain("unknown", [Step(f"`{reg.name}` {what}", None)])
-
-    def through(self, d: Instruction, reg: Register, depth: int) -> Chain:
-        """`d` wrote a varying `reg`: follow the operand of `d` that made it so,
-        preferring one that leads to a lane-dependent origin over control or unknown."""
-        before = self.facts.state_before(d)
-        step = def_step(d, reg)
-        if before is None:
-            return Chain("unknown", [step])
-        varying = [r for r in d.uses if not before[r.key].is_uniform]
-        if d.guard is not None:  # a guarded write keeps the old value in lanes it skips
-            varying += [r for r in d.defs if r.key == reg.key and not before[r.key].is_uniform]
-        if not varying:
-            return self.origin(d, step)
-        chains = [self.explain(r, d, depth + 1) for r in dict.fromkeys(varying)]
-        best = min(chains, key=lambda c: RANK.get(c.source, 0))
-        return best.then(step)
-
-    @staticmethod
-    def origin(d: Instruction, step: Step) -> Chain:
-        """`d` reads only uniform registers yet gives each lane its own value."""
-        if isinstance(d, MemoryAccess) and d.space in PER_THREAD:
-            why = f"each lane reads its own `.{d.space}` copy"
-        else:
-            why = f"`{d.opcode}` may give each lane its own result"
-        return Chain(d.full_opcode, [step], [f"{step.text} at line {step.line}: {why}"])
-
-    def control(self, reg: Register, merge: int, depth: int) -> Chain:
-        """`reg` is varying at `merge` because lanes arrive there from a divergent branch
-        having taken different paths."""
-        branch = self._culprit(reg.key, merge)
-        term = self.cfg.blocks[branch].terminator
-        line = line_of(term) if term is not None else None
-        loop = self._exited_loop(branch, merge)
-        if loop:
-            text = (f"`{reg.name}` is live out of a loop whose lanes leave at different "
-                    f"iterations (exit branch at line {line})")
-        else:
-            text = f"`{reg.name}` is assigned under the divergent branch at line {line}"
-        chain = Chain("control", [Step(text, line)])
-        if term is not None and depth <= MAX_DEPTH:
-            why = self.branch_cause(term, depth + 1)
-            if why is not None:
-                chain.notes.append(f"the branch at line {line} diverges: "
-                                   f"{why.render()} -> `{guard_text(term)}{term.full_opcode}`")
-        return chain
-
-    def _culprit(self, key: str, merge: int) -> int:
-        """The divergent branch (the innermost, latest in reverse postorder) whose
-        region defines `key` and whose lanes meet at `merge`."""
-        found = [b for b in self.sync.branches_at(merge, self.facts.divergent)
-                 if self.sync.defines(b, key)]
-        return max(found, key=lambda b: self.cfg.rpo_index[b])
-
-    def _exited_loop(self, branch: int, merge: int) -> bool:
-        return any(branch in loop.body and merge not in loop.body
-                   for loop in self.cfg.natural_loops().values())
-
-    def branch_cause(self, term: Instruction, depth: int) -> Chain | None:
-        """Why a divergent branch diverges: its guard, else its `brx.idx` index."""
-        state = self.facts.state_before(term)
-        if state is None:
-            return None
-        for reg in operands_to_check(term):
-            if not state[reg.key].is_uniform:
-                return self.explain(reg, term, depth)
-        return None
-
-
-def operands_to_check(insn: Instruction) -> list[Register]:
-    """The registers `.uni` promises are uniform: the guard, then a `brx.idx` index or
-    an indirect callee."""
-    regs = [insn.guard.register] if insn.guard is not None else []
-    if isinstance(insn, Call):
-        callee = insn.callee
-        regs += [callee] if isinstance(callee, Register) else []
-    elif isinstance(insn, Branch) and insn.operands and insn.opcode != "bra":
-        index = insn.operands[0]
-        regs += [index] if isinstance(index, Register) else []
-    return regs
-
-
-def claims_uniform(insn: Instruction) -> bool:
-    return isinstance(insn, (Branch, Call, Terminator)) and "uni" in insn.mods
-
+from .uni_chain import (Chain, Provenance, Step, claims_uniform, guard_text, line_of,
+                        operands_to_check)
 
 # ---- lanes of one warp ----------------------------------------------------------------------
 def lane_values(value: Value, block: tuple[int, int, int], warp: int) -> list[int | None]:
@@ -329,6 +105,47 @@ def _is_pred(insn: Instruction, reg: Register) -> bool:
     return insn.guard is not None and reg == insn.guard.register
 
 
+def _uniform_in_rows(rc: RuleContext, insn: Instruction, reg: Register) -> bool:
+    """With the block shape unknown: whether `reg` is warp-uniform before `insn` when
+    each warp is 32 consecutive `%tid.x` of one row (`warp_rows.rows_facts`)."""
+    if warp_rows.shape_known(rc):
+        return False
+    rows = warp_rows.rows_facts(rc)
+    state = rows.state_before(insn) if rows is not None else None
+    return state is not None and state[reg.key].is_uniform
+
+
+def thread_verdict(rc: RuleContext, insn: Instruction, reg: Register) -> bool | str | None:
+    """With an exact block shape, predicate `reg` evaluated thread by thread from its
+    definitions (`barrier_split.truth_rows`: `%tid.x / 16 >= 3`, which no lane form
+    describes), for every block index it may depend on: True when every warp agrees, a
+    label naming lanes of one warp that disagree, None when not known. Lanes are named
+    only where every thread reaches the branch (no divergent branch decides whether it
+    runs): a lane that never gets there does not take part."""
+    if not warp_rows.shape_known(rc):
+        return None
+    from ..interp.thread_eval import ThreadSpace  # noqa: PLC0415 -- numpy, when needed
+
+    space = ThreadSpace.of(rc.facts)
+    found = truth_rows(rc.facts, space, reg, insn)
+    if found is None:
+        return None
+    warp = space.index("warp")
+    for row in found[0]:
+        for w in range(int(warp.max()) + 1):
+            vals = [int(v) for v in row[warp == w]]
+            if len(set(vals)) > 1:
+                return describe_lanes(vals, reg, True, w) if _reached_by_all(rc, insn) \
+                    else None
+    return True
+
+
+def _reached_by_all(rc: RuleContext, insn: Instruction) -> bool:
+    cfg = rc.facts.cfg
+    return not any(rc.facts.branch_is_divergent(d)
+                   for d in control_closure(cfg, cfg.block_of(insn)))
+
+
 def _operand_kind(insn: Instruction, reg: Register) -> str:
     if _is_pred(insn, reg):
         return "guard"
@@ -368,7 +185,10 @@ class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR,
     def-use chain that makes them lane-dependent: from `%tid.x` (or `%laneid`, a
     `.local` load, an atomic) through each instruction, or from a register assigned
     differently on the arms of a divergent branch or live out of a loop whose lanes
-    exit at different iterations.
+    exit at different iterations. Warp-level facts count: `%tid.x / 32` with whole-row
+    warps, `WARP_SZ`, a `shfl.sync.idx` broadcast, `vote.sync`, `redux.sync`. With the
+    block shape unknown, an operand that is warp-uniform whenever each warp is 32
+    consecutive `%tid.x` of one row is a note with that condition.
 
     ## Why is this bad?
     `.uni` is a promise, not a hint: ptxas takes it as given and emits no reconvergence
@@ -414,11 +234,19 @@ class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR,
             if found is None:
                 continue
             reg, label = found
+            if label is None and _is_pred(insn, reg):
+                verdict = thread_verdict(rc, insn, reg)
+                if verdict is True:
+                    continue  # every warp agrees: the lane form only could not say so
+                label = verdict
             provenance = provenance or Provenance(rc.facts)
-            yield self.report(rc, insn, reg, label, provenance.explain(reg, insn))
+            yield self.report(rc, insn, reg, label, provenance.explain(reg, insn),
+                              rows_only=label is None and _uniform_in_rows(rc, insn, reg))
 
     def report(self, rc: RuleContext, insn: Instruction, reg: Register, label: str | None,
-               chain: Chain) -> Diagnostic:
+               chain: Chain, rows_only: bool = False) -> Diagnostic:
+        """The finding; `rows_only`: the lanes agree whenever each warp is 32 consecutive
+        `%tid.x` of one row (`warp_rows`), a note with that condition."""
         uni = _uni_text(insn)
         chain.then(Step(uni, line_of(insn)))
         what = _WHAT.get(chain.source, f"`{chain.source}`")
@@ -427,16 +255,24 @@ class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR,
         plain = f"{guard_text(insn)}{insn.opcode}"
         act = "call" if isinstance(insn, Call) else \
             "return" if isinstance(insn, Terminator) else "branch"
+        when = f" {warp_rows.CONDITION}" if rows_only else ""
+        notes = [*chain.notes,
+                 f"`.uni` tells ptxas the whole warp takes this {act} together: it inserts "
+                 f"no reconvergence point, so lanes that disagree may never rejoin"]
+        details = {"predicate": reg.name, "operand": kind, "source": chain.source,
+                   "chain": chain.lines}
+        if rows_only:
+            notes.insert(0, warp_rows.NOTE)
+            details["condition"] = "block shape"
         return self.diagnostic(
-            rc, insn, f"{uni} depends on {what}: {chain.render()}",
-            certainty=certainty,
-            label=label or f"lanes of one warp may disagree on `{reg.name}`",
-            notes=[*chain.notes,
-                   f"`.uni` tells ptxas the whole warp takes this {act} together: it inserts "
-                   f"no reconvergence point, so lanes that disagree may never rejoin"],
-            help=f"drop `.uni` (`{plain}`) or compute the {kind} from warp-uniform values",
-            details={"predicate": reg.name, "operand": kind, "source": chain.source,
-                     "chain": chain.lines})
+            rc, insn, f"{uni} depends on {what}{when}: {chain.render()}",
+            severity=Severity.NOTE if rows_only else None, certainty=certainty,
+            label=label or f"lanes of one warp may disagree on `{reg.name}`"
+            + (" in such blocks" if rows_only else ""),
+            notes=notes,
+            help=warp_rows.HELP if rows_only else
+            f"drop `.uni` (`{plain}`) or compute the {kind} from warp-uniform values",
+            details=details)
 
 
 class UniformBranch(Rule, id="uniform-branch", severity=Severity.NOTE):

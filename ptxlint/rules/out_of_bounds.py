@@ -29,6 +29,8 @@ from ..ir.traits import MemoryAccess
 from ..ir.types import Kind
 from .base import Rule, RuleContext
 from .replay import Replay
+from .sites import running
+from .uncoalesced_access import object_name
 
 # Instructions whose address operand is one thread's own access of `access_bytes` bytes
 # (warp-cooperative wmma, tensor memory, prefetches and hints are left out).
@@ -262,15 +264,17 @@ def judge(rc: RuleContext, site: Site, size: int) -> Verdict:
     terms, everyone = lane_terms(v), threads(rc, bounds)
     if terms is None:
         return Verdict("possible", si, lo, hi)
+    runners = running(rc, site.access, everyone)  # those its conditions let run it
     # definite needs every thread of the block to run the access: no narrowed index
     full = everyone is not None and bounds == rc.facts.ctx.bounds and \
-        fully_executed(rc, site)
+        fully_executed(rc, site) and runners == everyone
     if everyone is None:  # block shape unknown: only thread 0 surely exists
         everyone = [((0, 0, 0), 0)]
     bmin, bmax = v.aff.base.lo, v.aff.base.hi
     assert bmin is not None and bmax is not None
     offs = [(sum(c * {"tid.x": t[0], "tid.y": t[1], "tid.z": t[2], "laneid": lane}[n]
-                 for n, c in terms.items()), t, lane) for t, lane in everyone]
+                 for n, c in terms.items()), t, lane)
+            for t, lane in (everyone if runners is None else runners)]
     for base, definite in ((bmin, full), (bmax, False)):
         for o, t, lane in offs:
             addr = base + o
@@ -280,7 +284,9 @@ def judge(rc: RuleContext, site: Site, size: int) -> Verdict:
                 text = _witness(terms, t, lane, max(addr, size) if over else addr,
                                 bmin != bmax and base, sure)
                 return Verdict("definite" if sure else "possible", si, lo, hi, text)
-    return Verdict("possible", si, lo, hi)
+    # every thread that may run it was tried (fewer than the lane form allows): in bounds
+    return Verdict("clean" if runners is not None and runners != everyone else "possible",
+                   si, lo, hi)
 
 
 def _witness(terms: dict[str, int], t, lane: int, byte: int, base: int | bool,
@@ -436,6 +442,62 @@ def block_dependent(rc: RuleContext, site: Site, size: int) -> str | None:
     return "for some block shapes"  # several indices: no single condition
 
 
+# ---- the block a kernel is written for -------------------------------------------------------
+THREAD_INDICES = frozenset({"%tid.x", "%tid.y", "%tid.z", "%laneid", "%warpid"})
+
+
+@dataclass(frozen=True)
+class Design:
+    """The largest block (threads in a row) a kernel is evidently written for, and why:
+    its thread-indexed shared arrays stay in bounds up to that size, or it reads no
+    thread index at all (one thread per block)."""
+
+    threads: int
+    reason: str
+
+
+def design(rc: RuleContext) -> Design | None:
+    """With the block shape unknown, the kernel's evident design: None when the launch
+    or `.reqntid` gives the shape, or nothing in the kernel bounds it."""
+    lim = rc.launch.block_or_limits(rc.kernel) if rc.launch is not None else None
+    if lim is None or lim.exact:
+        return None
+    if not any(r.key in THREAD_INDICES for i in rc.function.instructions for r in i.uses):
+        return Design(1, "the kernel reads no thread index: it is written for one thread "
+                      "per block")
+    best: Design | None = None
+    for site in memory_sites(rc.facts):
+        r = site.address.region
+        if r is None or r.obj is None or r.space != "shared" or not spaces_agree(site):
+            continue
+        size = object_size(rc, site, r.space, r.obj)[0]
+        last = _last_thread(site, size, path_bounds(site.access.state, rc.facts.ctx.bounds))
+        if last is not None and (best is None or last + 1 < best.threads):
+            elements = size // max(1, site.width)
+            best = Design(last + 1, f"`{object_name(r.obj)}` holds {elements} elements of "
+                          f"{site.width} bytes, indexed by `%tid.x`: in bounds for blocks of "
+                          f"up to {last + 1} threads")
+    return best
+
+
+def _last_thread(site: Site, size: int | None, bounds: ThreadBounds) -> int | None:
+    """The largest `%tid.x` for which an access indexed by it alone stays in `size`
+    bytes, when thread 0's does and a larger thread's may not."""
+    terms = lane_terms(site.address)
+    if size is None or terms is None:
+        return None
+    moving = {n: c for n, c in terms.items() if c}
+    if set(moving) != {"tid.x"} or moving["tid.x"] <= 0:
+        return None
+    c, v = moving["tid.x"], site.address
+    bmin, bmax = v.aff.base.lo, v.aff.base.hi
+    if bmin < 0 or bmax + site.width > size:
+        return None
+    last = (size - site.width - bmax) // c
+    top = bounds.tid_x.hi
+    return last if top is None or last < top else None
+
+
 # ---- the rule -------------------------------------------------------------------------------
 class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
         checks_callees=True):
@@ -551,6 +613,8 @@ def replayed(replay: Replay, site: Site, obj: str, space: str, size: int,
     found = replay.extent(site.insn, obj, space)
     if found is None:
         return verdict
+    if found[1] < found[0]:  # no thread of the launch runs it
+        return Verdict("clean", verdict.si, None, None)
     lo, hi, witness = found[0], found[1] + site.width - 1, found[2]
     if is_clean(lo, hi, size):
         return Verdict("clean", verdict.si, lo, hi)
@@ -612,4 +676,4 @@ def bad_range(lo: int | None, hi: int | None, size: int) -> tuple[int | None, in
 
 
 __all__ = ["OutOfBounds", "Site", "memory_sites", "narrowed", "declaration", "object_size",
-           "spaces_agree", "with_severity", "judge", "Verdict"]
+           "spaces_agree", "with_severity", "judge", "Verdict", "Design", "design"]

@@ -19,6 +19,11 @@ SM, a carry flag or a floating-point value. Buffer addresses are not the ones th
 will use: a register that may hold one may only be moved or offset (`add`, `sub` of a
 number, `mad` adding to it, `cvta`), never compared, masked or truncated.
 
+Without a grid, one block stands for all: an access whose slice reads no block index or
+grid size (`%ctaid`, `%nctaid`) takes the same addresses in every block, so a run of one
+block settles it (a textbook reduction's `sdata[tid + s]` under `tid % (2*s) == 0`, with
+the block shape given).
+
 A run counts only when it ends normally within its budget with no event that changes
 control flow on a GPU (trap, deadlock, divergent `.uni`): otherwise nothing changes. A
 replay that fails (out of memory or time, an emulator defect, any exception) only
@@ -55,6 +60,10 @@ PURE = frozenset({
 # special registers fixed by the launch (the lane masks follow from %laneid)
 LAUNCH_SPECIALS = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%lanemask_eq",
                    "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "WARP_SZ")
+# `Replay.extent` of an access no thread of the launch runs (an empty range)
+NEVER = (0, -1, None)
+# ... those that differ between the blocks of a grid
+GRID_SPECIALS = ("%ctaid", "%nctaid")
 # run events after which the emulator's control flow is not the GPU's
 SPOILERS = frozenset({"trap", "barrier-deadlock", "barrier-mismatch", "divergent-barrier",
                       "divergent-uniform", "brx-out-of-range", "bad-call",
@@ -69,7 +78,9 @@ class Replay:
     def __init__(self, rc: RuleContext):
         self.rc = rc
         fn = rc.function
-        self.ok = rc.entry is None and rc.launch is not None and _exact(rc)
+        self.ok = rc.entry is None and rc.launch is not None and _exact(rc) is not None
+        # grid unknown: one block is run, for the accesses no block or grid index reaches
+        self.one_block = self.ok and rc.launch.grid is None
         self.defs: dict[str, list[Instruction]] = {}
         if self.ok:
             for insn in fn.instructions:
@@ -77,6 +88,7 @@ class Replay:
                     self.defs.setdefault(r.key, []).append(insn)
         self.cfg = rc.facts.cfg
         self.failure: str | None = None  # why an attempted run gave no answer
+        self.block = _exact(rc) if self.ok else None
 
     # ---- the slice ------------------------------------------------------------------
     @cached_property
@@ -118,7 +130,8 @@ class Replay:
                     continue
                 seen_regs.add(item.key)
                 if item.is_special:
-                    if not item.name.startswith(LAUNCH_SPECIALS):
+                    if not item.name.startswith(LAUNCH_SPECIALS) or (
+                            self.one_block and item.name.startswith(GRID_SPECIALS)):
                         return False
                     continue
                 defs = self.defs.get(item.key)
@@ -198,9 +211,9 @@ class Replay:
         """(lowest, highest) byte offset into `obj` (a kernel buffer in "global", a
         variable in "shared") the lanes' addresses at `insn` take in the launch, and a
         thread whose address leaves every object ("block (3, 0, 0) thread (232, 0, 0)
-        reaches byte 4000"; None when none does); None when unknown: not
-        launch-determined, the run did not count or failed, or no lane ran the access
-        there."""
+        reaches byte 4000"; None when none does); `NEVER` (highest below lowest) when no
+        lane runs it in the launch; None when unknown: not launch-determined, or the run
+        did not count or failed."""
         try:
             return self._extent(insn, obj, space)
         except Exception as exc:  # noqa: BLE001 - MemoryError too: a replay only confirms
@@ -216,9 +229,14 @@ class Replay:
             return None
         result, pcs, program = run
         pc = pcs.get(id(insn))
-        spans = result.extents.get(pc, {}) if pc is not None else {}
+        if pc is None:
+            return None
+        spans = result.extents.get(pc, {})
+        if not spans:
+            # the launch alone decides whether it runs, and in this launch it never does
+            return NEVER
         if set(spans) != {space}:
-            return None  # never ran, or (generic) also in another space
+            return None  # (generic) also in another space
         if space == "global":
             base = result.buffers.get(obj)
         else:
@@ -240,7 +258,7 @@ class Replay:
             self.failure = f"an emulated run of this launch could not settle it ({what})"
 
     def _witness(self, result, pc: int, base: int) -> str | None:
-        bx, by, _ = self.rc.launch.block
+        bx, by, _ = self.block
         for ev in result.observations.events:
             if ev.kind == "out-of-bounds" and ev.pc == pc and ev.details.get("lanes") \
                     and ev.details.get("spaces", ["global"])[0] == "global":
@@ -281,7 +299,8 @@ class Replay:
                 args[p.name] = bytes(p.byte_size or 0)  # not read by the slices
             else:
                 args[p.name] = 0  # likewise
-        result = run_kernel(rc.module, fn.name, launch.grid, launch.block, args,
+        grid = (1, 1, 1) if self.one_block else launch.grid
+        result = run_kernel(rc.module, fn.name, grid, self.block, args,
                             dynamic_smem=launch.dynamic_smem or 0, observe=False,
                             max_steps=MAX_STEPS, watch=sorted(set(pcs.values())),
                             time_limit=min(TIME_LIMIT, rc.deadline.remaining()),
@@ -291,14 +310,19 @@ class Replay:
         return result, pcs, program
 
 
-def _exact(rc: RuleContext) -> bool:
+def _exact(rc: RuleContext) -> tuple[int, int, int] | None:
+    """The block shape when the launch (or `.reqntid`) fixes it and the run is small
+    enough. Without a grid one block stands for every block: only accesses whose slice
+    reads no block index or grid size are then answered (`Replay.independent`)."""
     launch = rc.launch
-    if launch.grid is None or launch.block is None:
-        return False
+    block = launch.block_or_limits(rc.kernel).shape
+    if block is None:
+        return None
     threads = 1
-    for d in (*launch.grid, *launch.block):
+    for d in (*(launch.grid or (1, 1, 1)), *block):
         threads *= d
-    return threads <= MAX_THREADS and sum(launch.extents.values()) <= MAX_BUFFER_BYTES
+    ok = threads <= MAX_THREADS and sum(launch.extents.values()) <= MAX_BUFFER_BYTES
+    return block if ok else None
 
 
 def _is_pointer(op, pointers: set[str]) -> bool:

@@ -15,6 +15,7 @@ from ..ir.instruction import Instruction
 from ..ir.instructions.atomic import Atom, Red
 from ..ir.instructions.memory import Ld, St
 from .base import Rule, RuleContext
+from .out_of_bounds import Design, design
 from .uncoalesced_access import address_text, in_space, object_name
 
 if TYPE_CHECKING:
@@ -50,7 +51,10 @@ class SharedMemoryRace(Rule, id="shared-memory-race", severity=Severity.ERROR):
     cannot evaluate per thread), so that an imprecise verdict never stops a launch at
     the pre-launch check. Without a
     block shape a kernel indexed by `%tid.x` alone is taken as one row of as many threads
-    as the bounds allow; one indexed by `%tid.y`/`%tid.z` is not checked. Addresses the
+    as the bounds allow; one indexed by `%tid.y`/`%tid.z` is not checked. There, a race
+    that needs a bigger block than the kernel is evidently written for (its
+    `%tid.x`-indexed shared arrays stay in bounds up to that size; one thread per block
+    when it reads no thread index) is a note stating the block size. Addresses the
     analysis cannot follow (an index loaded from memory) or relate (they differ by an
     unknown value) are not checked either; a note counts them.
 
@@ -93,8 +97,20 @@ class SharedMemoryRace(Rule, id="shared-memory-race", severity=Severity.ERROR):
         from ..interp.races import RaceFinder  # noqa: PLC0415 -- numpy, only when needed
 
         finder = RaceFinder(rc.facts, rc.module, accs)
+        evident = None
         for race in finder.races():
-            yield _report(self, rc, finder, race)
+            n = None
+            if not finder.space.exact:
+                evident = evident or [design(rc)]
+                race, n = _beyond_design(finder, race, evident[0])
+            if n is None:
+                yield _report(self, rc, finder, race)
+                continue
+            more = "more than 1 thread" if n == 2 else f"more than {n - 1} threads"
+            d = _report(self, rc, finder, race, f"when the block has {more}")
+            yield replace(d, severity=Severity.NOTE, certainty=Certainty.POSSIBLE,
+                          notes=(*d.notes, evident[0].reason),
+                          details={**d.details, "min_threads": n})
         if finder.unchecked:
             yield _note(self, rc, finder)
 
@@ -114,7 +130,8 @@ def _kind(acc: Access) -> str:
         else "read"
 
 
-def _report(rule: Rule, rc: RuleContext, finder: RaceFinder, r: Race) -> Diagnostic:
+def _report(rule: Rule, rc: RuleContext, finder: RaceFinder, r: Race,
+            condition: str | None = None) -> Diagnostic:
     a, b = finder.accs[r.i], finder.accs[r.j]
     region = a.address.region
     obj = object_name(region.obj if region is not None and region.obj else "?")
@@ -122,12 +139,13 @@ def _report(rule: Rule, rc: RuleContext, finder: RaceFinder, r: Race) -> Diagnos
     ka, kb = _kind(a), _kind(b)
     t1, t2 = finder.space.name(hit.t1), finder.space.name(hit.t2)
     prefix = "" if r.sure else "possible "
+    when = f" {condition}" if condition else ""
     if r.i == r.j:
-        message = f"{prefix}shared-memory race: two threads {PLURAL[ka]} the same bytes " \
-                  f"of `{obj}` with no barrier between"
+        message = f"{prefix}shared-memory race{when}: two threads {PLURAL[ka]} the same " \
+                  f"bytes of `{obj}` with no barrier between"
     else:
-        message = f"{prefix}shared-memory race on `{obj}`: {_a(ka)} here and {_a(kb)} at " \
-                  f"line {_line(b.insn)} with no barrier between"
+        message = f"{prefix}shared-memory race on `{obj}`{when}: {_a(ka)} here and " \
+                  f"{_a(kb)} at line {_line(b.insn)} with no barrier between"
     label = f"{t1} {VERB[ka]} {_bytes(hit, a, b, obj)}" + \
         (f" while {t2} {VERB[kb]} them" if r.i == r.j else "")
     related = [Related(rc.span_of(b.insn), f"{t2} {VERB[kb]} them here")] \
@@ -139,6 +157,19 @@ def _report(rule: Rule, rc: RuleContext, finder: RaceFinder, r: Race) -> Diagnos
         details={"object": obj, "kinds": f"{ka}-{kb}", "other_line": _line(b.insn),
                  "threads": [hit.t1, hit.t2], "byte": hit.byte if hit.exact else None,
                  "same_warp": _same_warp(r)})
+
+
+def _beyond_design(finder: RaceFinder, r: Race, evident: Design | None
+                   ) -> tuple[Race, int | None]:
+    """With the shape unknown (no launch the user gave has it): of the races found for
+    the statement of `r`, the one needing the fewest threads, and that block size when
+    it is more than the kernel is evidently written for (else None: a race within the
+    design stays as found)."""
+    if evident is None:
+        return r, None
+    n, best = min(((finder.smallest_block(x), x) for x in finder.group_of(r)),
+                  key=lambda t: t[0])
+    return best, (n if n > evident.threads else None)
 
 
 def _a(kind: str) -> str:

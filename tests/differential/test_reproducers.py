@@ -249,6 +249,7 @@ UNWRAPPED = HEAD + """.visible .entry k(.param .u64 out)
 	cvta.to.global.u64 %rd2, %rd1;
 	mov.u32 %r1, smem;
 	add.s32 %r2, %r1, -4;
+	st.shared.u32 [%r2+4], %r1;
 	ld.shared.u32 %r3, [%r2+4];
 	st.global.u32 [%rd2], %r3;
 	ret;

@@ -29,12 +29,14 @@ def coefficient_sets():
 
 @st.composite
 def forms(draw, w: int = 16):
-    kind = draw(st.sampled_from(["uniform", "affine", "affine", "affine", "top", "bottom"]))
+    kind = draw(st.sampled_from(["uniform", "affine", "affine", "affine", "modular", "top",
+                                 "bottom"]))
     if kind == "top":
         return Affine.top()
     if kind == "bottom":
         return Affine.bottom()
-    base = draw(intervals(w, infinite=False, bottom=False))
+    # a modular form (known modulo 2^w: a pointer carried round a loop) has a top base
+    base = SI.top() if kind == "modular" else draw(intervals(w, infinite=False, bottom=False))
     if kind == "uniform":
         return Affine.uniform(base)
     names = draw(st.lists(st.sampled_from(INDICES), min_size=1, max_size=4, unique=True))
@@ -101,7 +103,10 @@ def test_operations_sound(w, name, data):
         return
     if not r.is_top and not r.is_uniform:
         rng = r.range(b)
-        assert rng.fits(w, False) or rng.fits(w, True), "a kept form must not wrap"
+        # an integer claim never wraps; a modular one (base unknown) keeps lanes apart
+        lanes = Affine(SI.const(0), r.coeffs).range(b)
+        assert rng.fits(w, False) or rng.fits(w, True) or \
+            (r.is_modular and lanes.fits(w, True)), "a kept form must not wrap"
     for _ in range(6):
         # a top input may hold anything, a different value in every thread: None
         picks = [None if x.is_top else execution(x, rnd) for x in used]
@@ -164,6 +169,95 @@ def test_widening_stabilises(chain):
     # as for strided intervals, plus one jump to top when the coefficients disagree
     assert changes <= 38 + 2 + 11 + 1 + 1
 
+
+def _loop_head(entry: Affine, step: Affine, w: int, b: ThreadBounds) -> tuple[Affine, int]:
+    """The value of ``q`` at the head of ``for (...) q = q + step`` entered with
+    `entry`, as the fixpoint computes it: two joins, then widening, until it settles."""
+    x, visits = entry, 0
+    while True:
+        joined = x.join(x.add(step, w, bounds=b))
+        nxt = joined if visits < 2 else x.widen(joined)
+        visits += 1
+        if nxt == x:
+            return x, visits
+        x = nxt
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_pointer_carried_round_a_loop_keeps_its_lanes(data):
+    """``q = q + c`` with c uniform (nvcc's strength-reduced ``p[tid*W + i]``): at the
+    loop head q keeps the lane coefficients it entered with, settles, and covers every
+    trip count: the lanes hold ``entry + c_1 + ... + c_k`` modulo 2^w, one form for the
+    whole warp."""
+    w, b, rnd = data.draw(st.sampled_from([16, 32])), data.draw(bounds()), data.draw(RNG)
+    names = data.draw(st.lists(st.sampled_from(INDICES), min_size=1, max_size=2, unique=True))
+    coeffs = tuple((n, SI.const(data.draw(st.integers(-300, 300)))) for n in names)
+    base = data.draw(intervals(w, infinite=False, bottom=False))
+    entry = Affine(base, coeffs).add(Affine.const(0), w, bounds=b)  # as a transfer made it
+    step = data.draw(intervals(w, infinite=False, bottom=False))
+    head, visits = _loop_head(entry, Affine.uniform(step), w, b)
+    assert visits <= 45, "widening must settle"
+    if entry.is_top:
+        return
+    lanes = Affine(SI.const(0), entry.coeffs).range(b)
+    if not lanes.fits(w, True):
+        # outside what a modular form claims (its lanes' part must fit the signed w-bit
+        # view, so that lanes stay distinct: domains/affine.py): top is the sound answer
+        if head.is_top:
+            return
+    assert head.coeffs == entry.coeffs, (str(entry), str(step), str(head))
+    picks = execution(entry, rnd)
+    for _ in range(8):
+        trips = rnd.randrange(0, 3000)
+        moved = sum(member(step, rnd) for _ in range(min(trips, 40))) + \
+            (trips - min(trips, 40)) * member(step, rnd)
+        t1, t2 = thread(b, rnd), thread(b, rnd)
+        v1, v2 = u(value(picks, t1) + moved, w), u(value(picks, t2) + moved, w)
+        assert holds_bits(evaluate(head, t1), v1, w), (str(entry), str(head), trips)
+        diff = sum(head.stride_of(n) * (t1[n] - t2[n]) for n, _ in head.coeffs)
+        assert u(v1 - v2 - diff, w) == 0, "the lane stride must survive the loop"
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_pointer_stepped_by_a_varying_amount_loses_its_form(data):
+    """``q = q + c`` where c differs between lanes, or a back edge whose lane
+    coefficients differ from the entry's: no single form covers every trip, the head
+    goes to top (as before), and widening still settles."""
+    w, b = data.draw(st.sampled_from([16, 32])), data.draw(bounds())
+    entry = Affine.var("tid.x").mul_const(data.draw(st.integers(1, 64)), w, bounds=b)
+    name = data.draw(st.sampled_from(INDICES))
+    step = Affine.var(name).mul_const(data.draw(st.sampled_from([-4, 1, 4, 33])), w,
+                                      bounds=b)
+    if step.is_uniform:  # an index that is 0 everywhere in these bounds
+        return
+    head, visits = _loop_head(entry, step, w, b)
+    assert head.is_top and visits <= 3
+    other = Affine.var("tid.x").mul_const(128, w, bounds=b)  # recomputed with another stride
+    assert entry.join(other.add(Affine.uniform(SI.range(0, None, 4)), w, bounds=b)).is_top
+
+
+def test_modular_forms():
+    """A form that fits no w-bit view is kept modulo 2^w: its base unknown, its lanes'
+    stride kept while the lanes themselves fit; an integer reading wins when one fits."""
+    tx = Affine.var("tid.x")
+    warp = ThreadBounds.for_block(32)
+    row = tx.mul_const(64, 32, bounds=warp)
+    assert not row.is_modular and row.base == SI.const(0)
+    walked = Affine(SI.range(0, None, 4), row.coeffs)  # the base after widening
+    q = walked.add(Affine.const(4), 32, bounds=warp)
+    assert q.is_modular and q.stride_of("tid.x") == 64 and q.range(warp).is_top
+    assert q.add(Affine.const(4), 32, bounds=warp) == q  # stays put: the loop settles
+    assert q.join(row) == q and row.leq(q) and not q.leq(row)
+    assert q.meet(row) == row  # an integer claim about the same register wins
+    assert q.sub(q, 32, bounds=warp).is_uniform  # the lanes' difference is exact
+    # a stride the lanes cannot hold apart modulo 2^16 is no form at all
+    assert tx.mul_const(1 << 12, 16, bounds=warp).wrapped(16, warp).is_top
+    assert row.wrapped(32, warp) == Affine(SI.top(), row.coeffs)
+    # in 64 bits a base aligned past the lanes' span still reads as an integer
+    aligned = Affine(SI.range(0, None, 128), (("tid.x", SI.const(4)),))
+    assert not aligned.add(Affine.const(128), 64, bounds=warp).is_modular
 
 def test_examples():
     tx, ty = Affine.var("tid.x"), Affine.var("tid.y")

@@ -52,3 +52,26 @@ def test_widening_moves_the_base_with_the_values():
     widened = old.widen(old.join(new))
     assert widened.si.hi is None and widened.aff.base.hi is None
     assert widened.aff.base.lo == 0 and widened.aff.base.stride == 4096
+
+
+@settings(max_examples=300)
+@given(values=intervals(w=16, infinite=False, bottom=False),
+       coeff=st.sampled_from([1, 4, 16, 64, -4]))
+def test_reduce_keeps_a_modular_form_modular(values, coeff):
+    """A form known modulo 2^w only (`Affine.is_modular`: a pointer carried round a loop)
+    has no integer base for `reduce` to narrow, even when the value set is bounded: the
+    lanes may wrap between two of its values."""
+    aff = Affine(SI.top(), (("tid.x", SI.const(coeff)),))
+    reduced = Value(values, aff, Congruence.top()).reduce(BLOCK)
+    assert reduced.aff.is_modular or reduced.aff.is_uniform
+    if not values.is_singleton:
+        assert reduced.aff == aff and reduced.si == values
+
+
+def test_modular_lanes_may_wrap_inside_a_bounded_set():
+    # 8-bit lanes holding 16*tid.x mod 256 all lie in {0..255}, yet no integer b gives
+    # b + 16*tid.x for tid.x = 0 and 16 (0 and 256 have the same bits): narrowing the
+    # base to {0..255} - 16*{0..31} would claim one
+    lanes = Affine(SI.top(), (("tid.x", SI.const(16)),))
+    v = Value(SI.range(0, 255), lanes, Congruence.top()).reduce(ThreadBounds.for_block(32))
+    assert v.aff.is_modular

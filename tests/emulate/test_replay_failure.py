@@ -3,6 +3,7 @@ a replay that fails (out of memory, out of time, any exception) leaves the findi
 analysis made exactly as they are without a replay."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -76,14 +77,15 @@ def test_huge_declaration_is_linted_and_replayed_under_a_memory_limit(tmp_path):
         resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
 
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    args = ["--kernel", "vector_add", "--format", "gcc", *_launch_options()]
+    args = ["--kernel", "vector_add", "--format", "json", *_launch_options()]
     proc = subprocess.run([sys.executable, "-m", "ptxlint", str(path), *args],
                           capture_output=True, text=True, timeout=120, preexec_fn=limit,
                           env=env)
     assert "Traceback" not in proc.stderr
-    errors = [line for line in proc.stdout.splitlines() if ": error: " in line]
-    assert [int(line.split(":")[1]) for line in errors] == REPLAYED, proc.stdout
-    assert all("in an emulated run of this launch" in line for line in errors)
+    found = [o for d in json.loads(proc.stdout)["diagnostics"] if d["severity"] == "error"
+             for o in d["occurrences"]]  # (a group per CUDA line: every instruction of it)
+    assert sorted(o["line"] for o in found) == REPLAYED, proc.stdout
+    assert all("in an emulated run of this launch" in o["message"] for o in found)
     assert proc.returncode == 1
 
 

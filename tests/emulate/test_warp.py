@@ -107,16 +107,20 @@ def test_match_and_redux():
 
 
 def test_shfl_with_missing_member_lanes_is_observed():
+    """Lanes 8-31 skip the shuffle and go on to a store: still running, so missing."""
     text = HEADER + """
 .visible .entry k(.param .u64 out)
 {
   .reg .pred %p1;
   .reg .b32 %r<6>;
+  .reg .b64 %rd1;
   mov.u32 %r1, %tid.x;
   setp.lt.u32 %p1, %r1, 8;
   @!%p1 bra DONE;
   shfl.sync.down.b32 %r2, %r1, 1, 31, -1;
 DONE:
+  ld.param.u64 %rd1, [out];
+  st.global.u32 [%rd1], %r1;
   ret;
 }
 """
@@ -126,24 +130,40 @@ DONE:
 
 
 
-def test_bar_warp_sync_with_missing_member_lanes_is_a_warp_barrier_event():
-    """`__syncwarp()` (full mask) reached by lanes 0-15 only: lanes 16-31 never come."""
-    text = HEADER + """
+WARP_BARRIER = HEADER + """
 .visible .entry k(.param .u64 out)
 {
   .reg .pred %p1;
   .reg .b32 %r<2>;
+  .reg .b64 %rd1;
   mov.u32 %r1, %laneid;
   setp.lt.u32 %p1, %r1, 16;
   @!%p1 bra DONE;
   bar.warp.sync -1;
 DONE:
+  ld.param.u64 %rd1, [out];
+  @!%p1 st.global.u32 [%rd1], %r1;
   ret;
 }
 """
-    res = run_ptx(text, grid=1, block=32, args={0: np.zeros(1, np.int32)})
+
+
+def test_bar_warp_sync_with_missing_member_lanes_is_a_warp_barrier_event():
+    """`__syncwarp()` (full mask) reached by lanes 0-15 only: lanes 16-31 never come
+    (they go on to a store)."""
+    res = run_ptx(WARP_BARRIER, grid=1, block=32, args={0: np.zeros(1, np.int32)})
     (ev,) = res.observations.of_kind("warp-barrier")
     assert ev.details["missing"] == list(range(16, 32))
+    assert not res.observations.of_kind("warp-sync")
+
+
+def test_lanes_on_their_way_out_are_not_missing():
+    """Lanes 16-31 only leave the kernel (a load, then `ret`): `bar.warp.sync` and
+    `shfl.sync` wait only for lanes that have not exited, so neither is an event."""
+    text = WARP_BARRIER.replace("@!%p1 st.global.u32 [%rd1], %r1;", "ld.global.u32 %r1, [%rd1];")
+    text = text.replace("bar.warp.sync -1;", "bar.warp.sync -1;\n  shfl.sync.idx.b32 %r1, %r1, 0, 31, -1;")
+    res = run_ptx(text, grid=1, block=32, args={0: np.zeros(1, np.int32)})
+    assert not res.observations.of_kind("warp-barrier")
     assert not res.observations.of_kind("warp-sync")
 
 ATOMICS = HEADER + """

@@ -817,9 +817,20 @@ def test_pack_and_unpack_keep_the_low_form():
 
 
 def test_shfl_results_vary():
+    """Another lane's value: unknown and varying (a lane that reads past the segment
+    keeps its own, so even a constant source may not come through)."""
     s = State({"%r2": Value.const(3)})
-    s = run("shfl.sync.idx.b32 %r1|%p1, %r2, 0, 31, -1;", s)
-    assert s["%r1"].is_top and s["%p1"].is_top
+    for text in ("shfl.sync.down.b32 %r1|%p1, %r2, 1, 31, -1;",
+                 "shfl.sync.idx.b32 %r1|%p1, %r2, 0, 0x101f, -1;",  # width 16: per half
+                 "shfl.sync.idx.b32 %r1|%p1, %r2, %laneid, 31, -1;"):
+        out = run(text, s)
+        assert out["%r1"].is_top and out["%p1"].is_top, text
+
+
+def test_shfl_broadcast_is_uniform():
+    """`__shfl_sync(mask, v, 0)`: every lane reads lane 0 (`warp_uniform.broadcast`)."""
+    s = run("shfl.sync.idx.b32 %r1|%p1, %r2, 0, 31, -1;", State({"%r2": Value.top()}))
+    assert s["%r1"].is_uniform and s["%p1"].singleton() == 1
 
 
 @pytest.mark.parametrize("text, want", [

@@ -170,6 +170,128 @@ def test_affine_through_mad_mulwide_shl():
     assert access.address.si.lo == 0 and access.address.si.hi == 4 * 511
 
 
+
+# ---- pointers carried round a loop: `q = q + c` keeps q's lane stride --------------------
+_ROW_LOOP = """
+\tmov.u32 %r1, %tid.x;
+\tmov.u32 %r2, rows;
+\tshl.b32 %r3, %r1, 6;
+\tadd.s32 %r4, %r2, %r3;
+\tld.param.u32 %r5, [n];
+\tmov.u32 %r6, 0;
+$L_head:
+\tld.shared.f32 %f1, [%r4];
+{step}
+\tadd.s32 %r6, %r6, 1;
+\tsetp.lt.u32 %p1, %r6, %r5;
+\t@%p1 bra $L_head;
+\tret;"""
+_ROWS = "\t.reg .f32 %f<4>;\n\t.shared .align 4 .b8 rows[4096];\n"
+
+
+def _row_access(step: str):
+    a = run(_ROW_LOOP.format(step=step), params=".param .u32 n", regs=_ROWS,
+            launch=LaunchConfig(block=(32, 1, 1)))
+    [access] = [x for x in a.facts.accesses if x.space == "shared"]
+    return access.address
+
+
+def test_pointer_carried_round_a_loop_keeps_its_lane_stride():
+    # q = rows + 64*tid.x; for (...; i < n; ...) { use(*q); q += 4 }: nvcc's strength
+    # reduction of rows[16*tid.x + i]. The trip count is unknown, so the widening sends
+    # q's uniform part to infinity; the lanes keep their 64-byte stride (16-way conflict)
+    address = _row_access("\tadd.s32 %r4, %r4, 4;")
+    assert address.aff.stride_of("tid.x") == 64
+    assert address.aff.is_modular  # known modulo 2^32 only: the base may wrap
+    assert address.region is not None and address.region.obj == "rows"
+    backwards = _row_access("\tadd.s32 %r4, %r4, -4;")
+    assert backwards.aff.stride_of("tid.x") == 64
+
+
+def test_pointer_stepped_by_a_varying_amount_loses_its_form():
+    # q += tid.x: each trip adds another lane stride, no form covers them all
+    assert _row_access("\tadd.s32 %r4, %r4, %r1;").aff.is_top
+    # q = rows + 32*tid.x + 4*i on the back edge, rows + 64*tid.x on entry: the lane
+    # coefficients disagree at the loop head
+    other = "\tshl.b32 %r7, %r1, 5;\n\tshl.b32 %r8, %r6, 2;\n\tadd.s32 %r9, %r2, %r7;\n" \
+        "\tadd.s32 %r4, %r9, %r8;"
+    assert _row_access(other).aff.is_top
+
+
+def test_index_carried_round_a_loop_is_not_extended_past_a_wrap():
+    # i = 256*tid.x + k (k unbounded): i is known modulo 2^32 only, so its zero extension
+    # may put the lanes on both sides of a wrap, 2^32 apart: no lane form for the address
+    body = """
+\tld.param.u64 %rd1, [buf];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tmov.u32 %r1, %tid.x;
+\tshl.b32 %r4, %r1, 8;
+\tld.param.u32 %r5, [n];
+\tmov.u32 %r6, 0;
+$L_head:
+\tmul.wide.u32 %rd3, %r4, 4;
+\tadd.s64 %rd4, %rd2, %rd3;
+\tld.global.f32 %f1, [%rd4];
+\tadd.s32 %r4, %r4, 1;
+\tadd.s32 %r6, %r6, 1;
+\tsetp.lt.u32 %p1, %r6, %r5;
+\t@%p1 bra $L_head;
+\tret;"""
+    a = run(body, params=".param .u64 buf, .param .u32 n", regs="\t.reg .f32 %f<4>;\n",
+            launch=LaunchConfig(block=(32, 1, 1)))
+    index = value_before(a, "mul.wide", "%r4")
+    assert index.aff.stride_of("tid.x") == 256 and index.aff.is_modular
+    [access] = [x for x in a.facts.accesses if x.space == "global"]
+    assert access.address.aff.is_top
+
+
+def test_global_row_pointer_carried_round_a_loop():
+    # y = in + 4*1024*row; for (...) { use(*y); y += 4 }: a naive row-per-thread kernel
+    body = """
+\tld.param.u64 %rd1, [buf];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd3, %r1, 4096;
+\tadd.s64 %rd4, %rd2, %rd3;
+\tld.param.u32 %r5, [n];
+\tmov.u32 %r6, 0;
+$L_head:
+\tld.global.f32 %f1, [%rd4];
+\tadd.s64 %rd4, %rd4, 4;
+\tadd.s32 %r6, %r6, 1;
+\tsetp.lt.u32 %p1, %r6, %r5;
+\t@%p1 bra $L_head;
+\tret;"""
+    a = run(body, params=".param .u64 buf, .param .u32 n", regs="\t.reg .f32 %f<4>;\n",
+            launch=LaunchConfig(block=(128, 1, 1)))
+    [access] = [x for x in a.facts.accesses if x.space == "global"]
+    assert access.address.region is not None and access.address.region.obj == "buf"
+    assert access.address.aff.stride_of("tid.x") == 4096
+
+
+def test_low_bits_of_a_carried_pointer_keep_its_lane_stride():
+    # cvt.u32.u64 of q = 4096*tid.x + (unbounded): the low 32 bits of b + 4096*tid.x are
+    # b + 4096*tid.x modulo 2^32, whatever b is
+    body = """
+\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd4, %r1, 4096;
+\tld.param.u32 %r5, [n];
+\tmov.u32 %r6, 0;
+$L_head:
+\tcvt.u32.u64 %r7, %rd4;
+\tcvt.s32.u32 %r9, %r7;
+\tadd.s64 %rd4, %rd4, 4;
+\tadd.s32 %r6, %r6, 1;
+\tsetp.lt.u32 %p1, %r6, %r5;
+\t@%p1 bra $L_head;
+\tmov.u32 %r8, %r7;
+\tret;"""
+    a = run(body, params=".param .u32 n", launch=LaunchConfig(block=(128, 1, 1)))
+    low = value_before(a, "mov.u32 %r8", "%r7")
+    assert low.aff.stride_of("tid.x") == 4096 and low.aff.is_modular
+    same_bits = value_before(a, "mov.u32 %r8", "%r9")  # a cvt that keeps the width
+    assert same_bits.aff.stride_of("tid.x") == 4096
+
 def test_uniformity_lost_under_divergent_branch_and_regained():
     body = """
 \tmov.u32 %r1, %tid.x;

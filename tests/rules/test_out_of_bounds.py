@@ -226,14 +226,36 @@ def test_vector_width_counts():
     assert d.message.endswith("`%tid.x` = 253 reaches byte 1024")
 
 
+# `128 + 0 * %ctaid.x`: the value domains see 128, but the branch reads the block index,
+# so no run of one block settles the access (`replay.py`): the analysis's own verdict
+BY_BLOCK_128 = ("    mov.u32 %r11, %ctaid.x;\n    and.b32 %r12, %r11, 0;\n"
+                "    add.s32 %r13, %r12, 128;\n")
+
+
 def test_access_under_a_divergent_branch_is_only_possible():
-    found = lint(SHARED_TILE + "    setp.lt.u32 %p1, %r1, 128;\n"
+    found = lint(SHARED_TILE + BY_BLOCK_128 + "    setp.lt.u32 %p1, %r1, %r13;\n"
                                "    @%p1 bra $done;\n"
                                "    ld.shared.f32 %f1, [%r4+4];\n"
                                "$done:\n")
     [(_, d)] = found
     assert (d.severity, d.details["definite"]) == (Severity.WARNING, False)
     assert d.message.endswith("`%tid.x` = 255 would reach byte 1024")
+
+
+def test_a_run_of_one_block_settles_it_without_a_grid():
+    """The block shape alone decides the address and the branch: one block's run shows
+    what every block does (no grid needed)."""
+    found = lint(SHARED_TILE + "    setp.lt.u32 %p1, %r1, 128;\n"
+                               "    @%p1 bra $done;\n"
+                               "    ld.shared.f32 %f1, [%r4+4];\n"
+                               "$done:\n")
+    [(_, d)] = found
+    assert (d.severity, d.details["definite"]) == (Severity.ERROR, True)
+    assert "in an emulated run of this launch" in d.message
+    assert lint(SHARED_TILE + "    setp.lt.u32 %p1, %r1, 128;\n"
+                              "    @%p1 bra $done;\n"
+                              "    ld.shared.f32 %f1, [%r4+-508];\n"
+                              "$done:\n") == []  # tiles[tid - 127] for tid >= 128
 
 
 def test_guard_on_the_index_narrows_an_address_computed_before_it():
@@ -251,7 +273,7 @@ def test_guard_on_the_index_narrows_an_address_computed_before_it():
 def test_a_narrowed_thread_index_is_never_definite():
     # only threads 128..255 run the load (192..255 overflow): the index was narrowed on
     # the way, so which threads really run it is not known and the finding is possible
-    found = lint(SHARED_TILE + "    setp.lt.u32 %p1, %r1, 128;\n"
+    found = lint(SHARED_TILE + BY_BLOCK_128 + "    setp.lt.u32 %p1, %r1, %r13;\n"
                                "    @%p1 bra $done;\n"
                                "    ld.shared.f32 %f1, [%r4+256];\n"
                                "$done:\n", launch="block=256")

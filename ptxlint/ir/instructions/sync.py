@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..instruction import Instruction
 from ..operands import Operand
-from ..traits import Barrier, HasDest, HasStateSpace, HasType, MemoryAccess
+from ..traits import Barrier, Call, HasDest, HasStateSpace, HasType, MemoryAccess
 from .memory import SCOPES, SYNC_ALIGNED, Ordered, immediate, mods
 
 SHARED_CTA = frozenset({"shared", "shared::cta"})
@@ -336,6 +336,25 @@ class ClusterlaunchcontrolQueryCancel(HasDest, HasType, opcode="clusterlaunchcon
     allowed_mods = frozenset({"is_canceled", "get_first_ctaid", "get_first_ctaid::x",
                               "get_first_ctaid::y", "get_first_ctaid::z", "v4", "pred", "b32",
                               "b128"})
+
+
+#: opcodes whose lanes act together or on the whole program: a lane that runs one is
+#: seen by the others (warp collectives, matrix instructions, barriers, traps)
+NOT_SILENT = ("shfl", "vote", "match", "redux", "elect", "bar", "barrier",
+              "mma", "wmma", "wgmma", "ldmatrix", "stmatrix", "movmatrix", "tcgen05",
+              "setmaxnreg", "trap", "brkpt", "pmevent", "griddepcontrol", "clusterlaunchcontrol")
+
+
+def is_silent(insn: Instruction) -> bool:
+    """Whether a lane that runs `insn` on its way out of the kernel is, to the other
+    lanes of its warp, as if it had already exited: `bar.warp.sync`, `shfl.sync` and the
+    other `.sync` collectives wait only for lanes of the mask that have not exited, so a
+    lane that leaves through loads, register arithmetic and branches alone never makes
+    them wait for nothing. Stores, atomics, calls, barriers, warp collectives and
+    unmodelled instructions are not silent."""
+    if insn.is_unmodelled or isinstance(insn, Call) or insn.opcode.startswith(NOT_SILENT):
+        return False
+    return not isinstance(insn, MemoryAccess) or insn.access_kind == "load"
 
 
 class Nanosleep(HasType, opcode="nanosleep"):

@@ -1,0 +1,26 @@
+// ptxlint: launch block=128 grid=32
+// ptxlint: disable-file=uninitialized-read
+// Each thread keeps five running sums in a local array that a non-inlined helper folds.
+// The array lives in the kernel's `__local_depot`, declared `.align 8`; the helper sees
+// it through its pointer argument. The defect: the helper reads the array as double2
+// pairs from element 1, 16-byte loads from an address the PTX only aligns to 8 bytes.
+// (uninitialized-read is left out: it does not yet see the caller's writes from the
+// helper, which reads what the kernel stored.)
+struct Acc { double v[5]; };
+__device__ __noinline__ double fold(const Acc* a)
+{
+    const double2* pairs = reinterpret_cast<const double2*>(a->v + 1);
+    double2 p = pairs[0], q = pairs[1];
+    return a->v[0] + p.x * p.y + q.x * q.y;
+}
+extern "C" __global__ void moments(const double* __restrict__ x, double* __restrict__ out, int n)
+{
+    Acc acc = {};
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        double v = x[i];
+        acc.v[0] += 1.0; acc.v[1] += v; acc.v[2] += v * v; acc.v[3] += v * v * v;
+        acc.v[4] += v * v * v * v;
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = fold(&acc);
+}
+// ptx-expect: ld\.local\.v2\.f64 => misaligned-access width=16 alignment=8 offset_residue=0

@@ -1,0 +1,146 @@
+"""The byte sets of two accesses, evaluated for every thread (`thread_pairs.Evaluated`),
+compared across blocks and within one (numpy helpers of `global_races.py`).
+
+Blocks are numbered by their coordinates (`linear`); the cheap tests compare spans of
+bytes first (each block's warps, each block's threads), and `differ` finds two entries
+on one key with different values (two blocks on one byte, two threads of one block)."""
+from __future__ import annotations
+
+from math import gcd
+
+import numpy as np
+
+
+def unit(ea, wa: int, eb, wb: int, gap: int) -> int:
+    """The largest power of two up to 16 dividing both widths, the gap and every start:
+    bytes compared in units of it."""
+    u = 16
+    for x in (wa, wb, gap):
+        if x:
+            u = gcd(u, x)
+    for e in (ea, eb):
+        if e.start.size:
+            u = gcd(u, int(np.gcd.reduce(e.start % 16)))
+    return u or 1
+
+
+def same_starts(ea, wa: int, eb, wb: int) -> bool:
+    """Two entries that overlap start at the same byte: one width, and any two distinct
+    starts (of either access) at least that far apart. Only then do two stores of the
+    same value write the same bytes."""
+    if wa != wb:
+        return False
+    starts = np.unique(np.concatenate([ea.start, eb.start]))
+    return bool(starts.size < 2 or np.diff(starts).min() >= wa)
+
+
+def fill(b) -> tuple[int, int, int]:
+    """Block coordinates with the free ones (-1) taken as 0."""
+    return tuple(max(int(x), 0) for x in b)  # type: ignore[return-value]
+
+
+def linear(blk: np.ndarray) -> np.ndarray:
+    """Block coordinates (rows of 3) as one number (free coordinates as 0)."""
+    b = np.maximum(blk, 0)
+    return (b[:, 2] << 42) | (b[:, 1] << 21) | b[:, 0]
+
+
+def _group_spans(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+    """(key, min lo, max hi) per distinct key."""
+    order = np.argsort(keys, kind="stable")
+    k, a, b = keys[order], lo[order], hi[order]
+    first = np.flatnonzero(np.concatenate([[True], k[1:] != k[:-1]]))
+    return k[first], np.minimum.reduceat(a, first), np.maximum.reduceat(b, first)
+
+
+def spans_meet(ea, wa: int, eb, wb: int) -> bool:
+    """The two accesses' whole spans of bytes overlap."""
+    if not ea.start.size or not eb.start.size:
+        return False
+    return int(ea.start.min()) < int(eb.start.max()) + wb and \
+        int(eb.start.min()) < int(ea.start.max()) + wa
+
+
+def blocks_meet(ba, ea, wa: int, bb, eb, wb: int) -> bool:
+    """Bytes of two different blocks (over both accesses) may overlap: the spans of each
+    block's warps, in address order, overlap somewhere (a transpose's blocks interleave,
+    their warps' rows do not). `ba`, `bb`: each entry's block number."""
+    if not ea.start.size or not eb.start.size:
+        return False
+    groups = np.concatenate([ba * np.int64(64) + ea.thread // 32,
+                             bb * np.int64(64) + eb.thread // 32])
+    _, lo, hi = _group_spans(groups, np.concatenate([ea.start, eb.start]),
+                             np.concatenate([ea.start + wa, eb.start + wb]))
+    order = np.argsort(lo, kind="stable")
+    lo, hi = lo[order], np.maximum.accumulate(hi[order])
+    return bool((hi[:-1] > lo[1:]).any())
+
+
+def threads_meet(ba, ea, wa: int, bb, eb, wb: int) -> bool:
+    """In some block, two threads' spans of bytes (over both accesses) overlap."""
+    if not ea.start.size or not eb.start.size:
+        return False
+    blocks = np.concatenate([ba, bb])
+    threads = np.concatenate([ea.thread, eb.thread])
+    key, lo, hi = _group_spans(blocks * np.int64(1 << 11) + threads,
+                               np.concatenate([ea.start, eb.start]),
+                               np.concatenate([ea.start + wa, eb.start + wb]))
+    blk = key >> 11
+    order = np.lexsort((lo, blk))
+    blk, lo, hi = blk[order], lo[order], hi[order]
+    same = blk[1:] == blk[:-1]
+    return bool((same & (_segment_cummax(hi, blk)[:-1] > lo[1:])).any())
+
+
+def _segment_cummax(values: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """Cumulative maximum of `values` restarting where (sorted) `segments` changes: each
+    segment lifted above the previous one, so one running maximum never crosses."""
+    if not values.size:
+        return values
+    vmin = int(values.min())
+    span = int(values.max()) - vmin + 1
+    rank = np.cumsum(np.concatenate([[0], segments[1:] != segments[:-1]])).astype(np.int64)
+    lifted = (values - vmin) + rank * span
+    return np.maximum.accumulate(lifted) - rank * span + vmin
+
+
+def group_keys(cols_a: list[np.ndarray],
+               cols_b: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the columns as integers, equal exactly when the rows are (mixed radix
+    over the columns' ranges; compacted with `np.unique` only when that overflows)."""
+    key_a = np.zeros(cols_a[0].size, np.int64)
+    key_b = np.zeros(cols_b[0].size, np.int64)
+    room = 1
+    for a, b in zip(cols_a, cols_b):
+        lo = min(int(a.min()), int(b.min())) if a.size and b.size else 0
+        span = (max(int(a.max()), int(b.max())) if a.size and b.size else 0) - lo + 1
+        room *= span
+        if room >= 1 << 62:
+            both = np.stack([np.concatenate([x, y]) for x, y in zip(cols_a, cols_b)], axis=1)
+            _, inv = np.unique(both, axis=0, return_inverse=True)
+            inv = inv.reshape(-1)
+            return inv[:cols_a[0].size], inv[cols_a[0].size:]
+        key_a = key_a * span + (a - lo)
+        key_b = key_b * span + (b - lo)
+    return key_a, key_b
+
+
+def differ(key_a: np.ndarray, val_a: np.ndarray, key_b: np.ndarray,
+           val_b: np.ndarray) -> tuple[int, int] | None:
+    """(p, q) with key_a[p] == key_b[q] and val_a[p] != val_b[q], or None."""
+    order = np.argsort(key_b, kind="stable")
+    sk, sv = key_b[order], val_b[order]
+    uniq, first = np.unique(sk, return_index=True)
+    lo, hi = np.minimum.reduceat(sv, first), np.maximum.reduceat(sv, first)
+    pos = np.minimum(np.searchsorted(uniq, key_a), len(uniq) - 1)
+    hit = (uniq[pos] == key_a) & ((lo[pos] != val_a) | (hi[pos] != val_a))
+    found = np.flatnonzero(hit)
+    if not found.size:
+        return None
+    p = int(found[0])
+    cand = np.flatnonzero((key_b == key_a[p]) & (val_b != val_a[p]))
+    return p, int(cand[0])
+
+
+__all__ = ["unit", "same_starts", "fill", "linear", "spans_meet", "blocks_meet", "threads_meet",
+           "group_keys", "differ"]

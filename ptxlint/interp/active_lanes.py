@@ -171,7 +171,8 @@ def _conditions(facts: Facts, acc: Access, view: Anchored) -> tuple[list[_Condit
         node = view.register(reg, insn)
         if node.opaque or not (node.threads or node.leaves):
             continue
-        out[reg.key] = _Condition(node, v.si, 1 if node.op in ("setp", "not") else node.bits,
+        # a predicate is one bit (`not.pred` nodes carry bits=1, `not.b32` its width)
+        out[reg.key] = _Condition(node, v.si, 1 if node.op == "setp" else node.bits,
                                   reg.key in decisive)
     return list(out.values()), exact and all(k in out for k in decisive)
 

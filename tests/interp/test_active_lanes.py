@@ -211,3 +211,16 @@ def test_a_constant_lookup_table_is_read_lane_by_lane():
     lanes = block_lanes(facts, access(facts))
     assert lanes is not None
     assert lanes.start[0].tolist() == [128 * (8 * (i % 4) + i // 4) for i in range(32)]
+
+
+def test_a_guard_on_a_complemented_index_keeps_its_width():
+    """`~tid < -16` (`not.b32`, a 32-bit value, not a predicate): threads 0-15 run it."""
+    facts = facts_of("""    not.b32 %r5, %r1;
+    setp.lt.s32 %p1, %r5, -16;
+    @%p1 bra DONE;
+    mul.lo.u32 %r3, %r1, 24;
+    add.u32 %r4, %r2, %r3;
+    ld.shared.f32 %f1, [%r4];
+DONE:""")
+    lanes = block_lanes(facts, access(facts))
+    assert lanes is not None and threads(lanes) == list(range(16))

@@ -31,7 +31,7 @@ from .barrier_intervals import control_closure
 from .block_uniform import block_variance
 from .facts import Access, Facts
 from .thread_eval import I64, Evaluator, ThreadSpace, Unevaluable, members, modulus, signed
-from .thread_exprs import Anchored, Node, expr_builder
+from .thread_exprs import Anchored, Node, compared_by, expr_builder
 from .thread_pairs import enumerable, grid
 
 CELLS = 1 << 18  # rows x threads per access: every access of a kernel may ask
@@ -163,7 +163,7 @@ def _conditions(facts: Facts, acc: Access, view: Anchored) -> tuple[list[_Condit
         preds.append(insn.guard.register)
     decisive, exact = _decisive(facts, acc, view, splitting)
     out: dict[str, _Condition] = {}
-    for reg, is_pred in _compared_by(view, preds + list(decisive.values())):
+    for reg, is_pred in compared_by(view.b.defs, preds + list(decisive.values())):
         v = acc.state.regs.get(reg.key)
         if v is None or v.region is not None or (
                 v.singleton() is None if is_pred else v.si.lo is None or v.si.hi is None):
@@ -200,24 +200,6 @@ def _decisive(facts: Facts, acc: Access, view: Anchored,
             exact = False
         found[reg.key] = reg
     return found, exact
-
-
-def _compared_by(view: Anchored, preds: list[Register]) -> list[tuple[Register, bool]]:
-    """(register, is a predicate): the predicates and what their definitions read, three
-    levels deep (`or.pred` of two comparisons of an index computed from `%tid.x`)."""
-    out: dict[str, tuple[Register, bool]] = {}
-    todo = [(p, True) for p in preds]
-    for _ in range(3):
-        nxt = []
-        for reg, is_pred in todo:
-            if reg.key in out:
-                continue
-            out[reg.key] = (reg, is_pred)
-            for d in view.b.defs.get(reg.key, []):
-                pred = d.opcode in ("and", "or", "xor", "not") and is_pred
-                nxt += [(r, pred) for r in d.uses if not r.is_special]
-        todo = nxt
-    return list(out.values())
 
 
 # ---- leaves -------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from .barrier_intervals import Intervals, control_closure, separator
 from .block_uniform import block_variance
 from .facts import Access, Facts
 from .thread_eval import ThreadSpace, Unevaluable, pure_values
-from .thread_exprs import Anchored, expr_builder
+from .thread_exprs import Anchored, compared_by, expr_builder
 from .thread_pairs import Evaluated, Hit, Side, evaluate, first_overlap, hulls_meet, shifted
 
 STRONG = frozenset({"relaxed", "acquire", "release", "acq_rel", "sc"})
@@ -277,21 +277,7 @@ class RaceFinder:
         return regs
 
     def _compared_by(self, preds: list[Register]) -> list[tuple[Register, bool]]:
-        """(register, is a predicate): the predicates and what their definitions read,
-        three levels deep (`or.pred` of two comparisons of an index from `%tid.x`)."""
-        out: dict[str, tuple[Register, bool]] = {}
-        todo = [(p, True) for p in preds]
-        for _ in range(3):
-            nxt = []
-            for reg, is_pred in todo:
-                if reg.key in out:
-                    continue
-                out[reg.key] = (reg, is_pred)
-                for d in self.builder.defs.get(reg.key, []):
-                    pred = d.opcode in ("and", "or", "xor", "not") and is_pred
-                    nxt += [(r, pred) for r in d.uses if not r.is_special]
-            todo = nxt
-        return list(out.values())
+        return compared_by(self.builder.defs, preds)
 
     def _stable(self, ident: tuple, i: int, j: int) -> bool:
         """A leaf both accesses read has one value for both threads: no definition of it

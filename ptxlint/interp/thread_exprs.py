@@ -448,5 +448,25 @@ def expr_builder(facts) -> ExprBuilder:
     return hit
 
 
+def compared_by(defs: dict, preds: list[Register]) -> list[tuple[Register, bool]]:
+    """(register, is a predicate): the predicates and what their definitions (`defs`:
+    register key -> defining instructions) read, three levels deep (`or.pred` of two
+    comparisons of an index computed from `%tid.x`): the registers whose per-thread
+    values decide which threads take a branch."""
+    out: dict[str, tuple[Register, bool]] = {}
+    todo = [(p, True) for p in preds]
+    for _ in range(3):
+        nxt = []
+        for reg, is_pred in todo:
+            if reg.key in out:
+                continue
+            out[reg.key] = (reg, is_pred)
+            for d in defs.get(reg.key, []):
+                pred = d.opcode in ("and", "or", "xor", "not") and is_pred
+                nxt += [(r, pred) for r in d.uses if not r.is_special]
+        todo = nxt
+    return list(out.values())
+
+
 __all__ = ["Node", "ExprBuilder", "Anchored", "expr_builder", "OPAQUE", "THREAD_INDEX",
-           "const", "const_table"]
+           "const", "const_table", "compared_by"]

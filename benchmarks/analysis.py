@@ -9,7 +9,7 @@ assemble the file, ptxlint's parse and analysis times in one process (the two ta
 turns, run by run), the ratio of the best of each and the median ratio of the
 side-by-side pairs, and the slowest kernels. The timed work runs as the `ptxlint`
 command runs it, with the cyclic collector paused for the whole run
-(`lint.collector_paused`); the `library` line times it with the collector running
+(`gcpause.collector_paused`); the `library` line times it with the collector running
 (the library's default, and the LSP server's). Then the same work with the kernels
 shared among N processes (`ptxlint -j N`, default: the CPUs, at least 2) against
 `ptxas --split-compile N` (ptxas's own parallel mode, the fair comparison), the whole
@@ -35,7 +35,8 @@ CHILD = r"""
 import contextlib, sys, time
 from ptxlint.ir.build import parse_module
 from ptxlint.analysis import analyze
-from ptxlint.lint import analysis_params, collector_paused
+from ptxlint.gcpause import collector_paused
+from ptxlint.lint import analysis_params
 params = analysis_params(5.0)  # as the lint runs it
 text = open(sys.argv[1]).read()
 # "cli": as the command runs it; "library": with the collector running meanwhile
@@ -70,7 +71,8 @@ for s, name, n in per[:5]:
 # the lint pipeline in `jobs` processes; no rules: parse + analysis only
 LINT_CHILD = r"""
 import sys, time
-from ptxlint.lint import LintOptions, collector_paused, lint_text
+from ptxlint.gcpause import collector_paused
+from ptxlint.lint import LintOptions, lint_text
 text = open(sys.argv[1]).read()
 options = LintOptions(enable=frozenset()) if sys.argv[3] == "analysis" else LintOptions()
 collector_paused().__enter__()  # as the command runs it

@@ -1,6 +1,9 @@
 """`python -m pricing_kernels PRODUCT [options]`: price one product and print the price,
 its standard error and 95% interval, the inputs, the time, and with `--reference` an
-independent reference value with its own error.
+independent reference value with its own error; `--greeks` adds delta, gamma, vega,
+theta and rho, each with its standard error. Lists of strikes and maturities
+(`--strike 90,100,110 --maturity 0.5,1`) price the grid: a table, or a JSON array with
+one object per (maturity, strike), maturity-major.
 
 Exit status: 0 priced; 1 the launch was refused by the pre-launch check, or building or
 running a kernel failed, or the kernel's result was not finite; 2 invalid input (the
@@ -31,13 +34,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("product", choices=list(PRODUCTS), metavar="PRODUCT",
                    help=f"one of {', '.join(PRODUCTS)}")
     p.add_argument("--version", action=_Version, help="show the version and exit")
-    p.add_argument("--spot", type=float, default=100.0, help="initial price (default 100); "
+    p.add_argument("--spot", default="100", help="initial price (default 100); "
                    "the everest note's notional")
-    p.add_argument("--strike", type=float, default=100.0, help="strike (default 100)")
+    p.add_argument("--strike", default="100", help="strike (default 100); a comma-separated "
+                   "list prices each on the same paths (e.g. 90,100,110)")
     p.add_argument("--rate", type=float, default=0.05, help="risk-free rate, continuous "
                    "compounding (default 0.05)")
-    p.add_argument("--vol", type=float, default=0.2, help="volatility (default 0.2)")
-    p.add_argument("--maturity", type=float, default=1.0, help="years (default 1)")
+    p.add_argument("--vol", default="0.2", help="volatility (default 0.2); everest: one for "
+                   "all assets or one per asset, comma-separated")
+    p.add_argument("--div", default="0", help="continuous dividend yield (default 0); "
+                   "everest: one for all assets or one per asset, comma-separated")
+    p.add_argument("--maturity", default="1", help="years (default 1); a comma-separated "
+                   "list prices each (one launch per maturity)")
+    p.add_argument("--greeks", action="store_true", help="also estimate delta, gamma, vega, "
+                   "theta and rho with their standard errors")
     p.add_argument("--steps", type=whole, help="Asian monitoring steps (default 64) or lattice "
                    "steps (default 1024); other products take one exact step and refuse it")
     p.add_argument("--paths", type=whole, help="Monte Carlo samples, e.g. 1e6 (default: "
@@ -46,10 +56,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--corr", default="0.5", help="everest: one correlation for every pair, or "
                    "the upper triangle row by row, comma-separated (default 0.5)")
     p.add_argument("--rng", choices=RNGS, default="philox", help="generator (default philox; "
-                   "lcg is statistically weak)")
+                   "lcg is statistically weak; mt607: one Mersenne Twister of period "
+                   "2^607-1 per thread with its own parameters; sobol: scrambled Sobol "
+                   "points (16 digitally shifted replications give the stderr, inverse "
+                   "normal transform, Brownian bridge for the Asian, at most 1024 steps)")
     p.add_argument("--normals", choices=NORMALS, default="thread", help="Box-Muller per "
                    "thread or across paired lanes (default thread)")
     p.add_argument("--antithetic", action="store_true", help="antithetic variates")
+    p.add_argument("--control-variate", action="store_true", help="European: S_T (the "
+                   "forward) as control; asian-call: the geometric-average Asian call "
+                   "(closed form); the coefficient is estimated from the same paths and the "
+                   "output reports the variance-reduction factor")
     p.add_argument("--device", choices=DEVICES, default="gpu", help="where to run (default "
                    "gpu; without a usable one, the CPU path)")
     p.add_argument("--strict", action="store_true", help="with --device gpu: fail (exit 2) "
@@ -97,15 +114,40 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     try:
-        spec = Spec(args.product, args.spot, args.strike, args.rate, args.vol, args.maturity,
-                    args.steps, args.paths, args.assets, _floats(args.corr), args.rng,
-                    args.normals, args.antithetic, args.seed)
+        spot = _floats(args.spot, "--spot")
+        strikes = _floats(args.strike, "--strike")
+        maturities = _floats(args.maturity, "--maturity")
+        vols, divs = _floats(args.vol, "--vol"), _floats(args.div, "--div")
+        if len(spot) != 1:
+            raise InputError("--spot takes one value" + (
+                " (everest: the notional; the note pays on the performances "
+                "S_i(T) / S_i(0), which do not depend on the assets' spot levels)"
+                if args.product == "everest" else f", got {len(spot)}"))
+        everest = args.product == "everest"
+        if len(strikes) > 1 and everest:
+            raise InputError("--strike does not apply to everest (the note has no strike)")
+        for name, values in (("--strike", strikes), ("--maturity", maturities)):
+            twice = sorted({v for v in values if values.count(v) > 1})
+            if twice:
+                raise InputError(f"{name} lists {', '.join(f'{v:g}' for v in twice)} twice")
+        # lists of --vol and --div are per asset (Spec refuses them for other products)
+        spec = Spec(args.product, spot[0], strikes[0], args.rate, vols[0], maturities[0],
+                    args.steps, args.paths, args.assets, _floats(args.corr, "--corr"),
+                    args.rng, args.normals, args.antithetic, args.seed,
+                    div=divs[0], vols=vols if len(vols) > 1 else (),
+                    divs=divs if len(divs) > 1 else (), greeks=args.greeks,
+                    control_variate=args.control_variate)
+        from dataclasses import replace  # noqa: PLC0415
+
+        for k in strikes:  # every option of the grid is valid (a lattice's p, for one)
+            for t in maturities:
+                replace(spec, strike=k, maturity=t)
         _applies(args)
         if args.arch is not None:
             parse_arch(args.arch)
     except (InputError, ValueError, BuildError) as exc:
         return _fail(f"invalid input: {exc}", 2)
-    return _price(spec, args)
+    return _price(spec, args, strikes, maturities)
 
 
 def _applies(args) -> None:
@@ -118,18 +160,19 @@ def _applies(args) -> None:
                          "sets its size)")
 
 
-def _price(spec: Spec, args) -> int:
+def _price(spec: Spec, args, strikes, maturities) -> int:
     from .emulator import EmulatorError  # noqa: PLC0415
     from .gpu import DeviceUnavailable, GpuError  # noqa: PLC0415
     from .prelaunch import LaunchRefused  # noqa: PLC0415
-    from .pricer import PricingError, price  # noqa: PLC0415
+    from .pricer import PricingError, price_grid  # noqa: PLC0415
 
     notice = lambda line: print(line, file=sys.stderr)  # noqa: E731
     try:
         with _progress(spec, args.device) as progress:
-            result = price(spec, args.device, lint=not args.no_lint, arch=args.arch,
-                           progress=progress, notice=notice, reference=args.reference,
-                           strict=args.strict)
+            results = price_grid(spec, strikes, maturities, args.device,
+                                 lint=not args.no_lint, arch=args.arch, progress=progress,
+                                 notice=notice, reference=args.reference,
+                                 strict=args.strict)
     except LaunchRefused as exc:
         return _fail(exc.render(notes=args.notes), 1)
     except DeviceUnavailable as exc:  # only under --strict
@@ -138,10 +181,11 @@ def _price(spec: Spec, args) -> int:
         return _fail(f"error: {exc}", 1)
     except InputError as exc:
         return _fail(f"invalid input: {exc}", 2)
+    batch = len(strikes) > 1 or len(maturities) > 1
     if args.format == "json":
-        print(json.dumps(result.to_json()))
+        print(json.dumps([r.to_json() for r in results] if batch else results[0].to_json()))
     else:
-        print(render(result))
+        print(render_table(results) if batch else render(results[0]))
     return 0
 
 
@@ -156,6 +200,24 @@ def render(r) -> str:
     if r.ref is not None:
         lines.append(f"  reference  {r.reference:.6f}  ({r.reference_method}, its error "
                      f"{r.reference_error:.2g}; difference {r.price - r.reference:+.6f})")
+    if r.greeks is not None:
+        for name, g in r.greeks.items():
+            line = f"  {name:<10} {g['value']:.6f}"
+            if g["stderr"] is not None:
+                line += f" ± {g['stderr']:.6f}"
+            line += f"  ({g['method']}"
+            if r.ref_greeks is not None:
+                ref = r.ref_greeks[name]
+                line += f"; Black-Scholes {ref:.6f}, difference {g['value'] - ref:+.6f}"
+            lines.append(line + ")")
+    v = r.variance
+    if v is not None and "factor" in v:
+        lines.append(f"  control    {v['control']}: beta {v['beta']:.4f}, stderr without "
+                     f"{v['stderr_without_control']:.6f}, variance-reduction factor "
+                     f"{v['factor']:.1f}")
+    if v is not None and "replications" in v:
+        lines.append(f"  sobol      stderr from {v['replications']} shifted replications "
+                     f"(iid formula would say {v['stderr_iid_formula']:.6f})")
     inputs = {k: v for k, v in r.inputs().items()
               if v is not None and k not in ("product", "paths", "rng", "normals")}
     lines.append("  inputs     " + ", ".join(f"{k} {_show(v)}" for k, v in inputs.items()))
@@ -171,6 +233,44 @@ def render(r) -> str:
         n = len(r.lint["launches"])
         lines.append(f"  lint       {n} launch{'es' if n != 1 else ''} checked in "
                      f"{r.lint['seconds']:.3f} s, {r.lint['warnings']} warning(s)")
+    return "\n".join(lines)
+
+
+def render_table(results) -> str:
+    """A batch: one row per (maturity, strike), with the stderr, the reference (when
+    asked for) and each Greek as value ± stderr."""
+    first = results[0]
+    mc = first.stderr is not None
+    head = ["maturity", "strike", "price"] + (["stderr"] if mc else [])
+    if first.ref is not None:
+        head.append("reference")
+    if first.greeks is not None:
+        head += list(first.greeks)
+    rows = []
+    for r in results:
+        row = [f"{r.spec.maturity:g}", f"{r.spec.strike:g}", f"{r.price:.6f}"]
+        if mc:
+            row.append(f"{r.stderr:.6f}")
+        if r.ref is not None:
+            row.append(f"{r.reference:.6f}")
+        for g in (r.greeks or {}).values():
+            row.append(f"{g['value']:.5f}" + (f" ± {g['stderr']:.5f}"
+                                               if g["stderr"] is not None else ""))
+        rows.append(row)
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+    fmt = lambda cells: "  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths))  # noqa: E731
+    lines = [f"{first.product}: {PRODUCTS[first.product]}", fmt(head)] + [fmt(r) for r in rows]
+    inputs = {k: v for k, v in first.inputs().items() if v is not None and k not in (
+        "product", "paths", "rng", "normals", "strike", "maturity")}
+    lines.append("  inputs     " + ", ".join(f"{k} {_show(v)}" for k, v in inputs.items()))
+    run = f"  device     {first.device}"
+    if first.rng is not None:
+        run += f", rng {first.rng}, {first.paths:,} paths"
+    seconds = sum({id(r.lint_records): r.seconds for r in results}.values())
+    lines.append(run + f", {seconds:.4f} s")
+    if first.greeks is not None:
+        lines.append("  greeks     " + "; ".join(f"{k}: {g['method']}"
+                                                for k, g in first.greeks.items()))
     return "\n".join(lines)
 
 
@@ -222,11 +322,14 @@ def _work(spec: Spec, device: str) -> int:
     return paths * (1 if spec.product.startswith("european") else 4 * draws_per_item(spec))
 
 
-def _floats(text: str) -> tuple[float, ...]:
+def _floats(text: str, option: str = "--corr") -> tuple[float, ...]:
     try:
-        return tuple(float(v) for v in text.split(",") if v.strip())
+        values = tuple(float(v) for v in text.split(",") if v.strip())
     except ValueError:
-        raise InputError(f"--corr takes comma-separated numbers, got '{text}'") from None
+        raise InputError(f"{option} takes comma-separated numbers, got '{text}'") from None
+    if not values and option != "--corr":
+        raise InputError(f"{option} takes at least one number, got '{text}'")
+    return values
 
 
 def _fail(message: str, status: int) -> int:
@@ -234,4 +337,4 @@ def _fail(message: str, status: int) -> int:
     return status
 
 
-__all__ = ["main", "parser", "render", "whole"]
+__all__ = ["main", "parser", "render", "render_table", "whole"]

@@ -1,7 +1,9 @@
 """Reference prices in numpy (float64), independent of the kernels.
 
-Closed forms: Black-Scholes for European calls and puts; the geometric-average Asian
-call with discrete monitoring, also used as a control variate. Monte Carlo with numpy's
+Every model has a continuous dividend yield `div` (q, default 0): the risk-neutral drift
+of the asset is r - q. Closed forms: Black-Scholes for European calls and puts and their
+Greeks (`bs_greeks`); the geometric-average Asian call with discrete monitoring, also
+used as a control variate. Monte Carlo with numpy's
 own generator: arithmetic Asian (with the geometric control variate) and the Everest
 note. Binomial lattice (Cox-Ross-Rubinstein) for European and American options, which
 converges to Black-Scholes as the steps grow, and a trinomial lattice (Kamrad-Ritchken):
@@ -45,34 +47,69 @@ def norm_cdf(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
-def black_scholes(spot: float, strike: float, rate: float, vol: float, maturity: float,
-                  put: bool = False) -> float:
-    """The Black-Scholes price of a European call (or put), no dividends."""
+def norm_pdf(x: float) -> float:
+    return math.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+def _d1_d2(spot, strike, rate, vol, maturity, div):
     sd = vol * math.sqrt(maturity)
-    d1 = (math.log(spot / strike) + (rate + 0.5 * vol * vol) * maturity) / sd
-    d2 = d1 - sd
-    disc = math.exp(-rate * maturity)
+    d1 = (math.log(spot / strike) + (rate - div + 0.5 * vol * vol) * maturity) / sd
+    return d1, d1 - sd
+
+
+def black_scholes(spot: float, strike: float, rate: float, vol: float, maturity: float,
+                  put: bool = False, div: float = 0.0) -> float:
+    """The Black-Scholes price of a European call (or put) on an asset with continuous
+    dividend yield `div`."""
+    d1, d2 = _d1_d2(spot, strike, rate, vol, maturity, div)
+    disc, carry = math.exp(-rate * maturity), math.exp(-div * maturity)
     if put:
-        return strike * disc * norm_cdf(-d2) - spot * norm_cdf(-d1)
-    return spot * norm_cdf(d1) - strike * disc * norm_cdf(d2)
+        return strike * disc * norm_cdf(-d2) - spot * carry * norm_cdf(-d1)
+    return spot * carry * norm_cdf(d1) - strike * disc * norm_cdf(d2)
+
+
+GREEKS = ("delta", "gamma", "vega", "theta", "rho")
+
+
+def bs_greeks(spot: float, strike: float, rate: float, vol: float, maturity: float,
+              put: bool = False, div: float = 0.0) -> dict[str, float]:
+    """Black-Scholes Greeks of a European call (or put) with dividend yield `div`:
+    delta = dV/dS, gamma = d2V/dS2, vega = dV/dvol, rho = dV/dr (per unit, not per
+    1%), theta = -dV/dT (the change per year of calendar time, usually negative)."""
+    d1, d2 = _d1_d2(spot, strike, rate, vol, maturity, div)
+    disc, carry = math.exp(-rate * maturity), math.exp(-div * maturity)
+    sq = math.sqrt(maturity)
+    gamma = carry * norm_pdf(d1) / (spot * vol * sq)
+    vega = spot * carry * norm_pdf(d1) * sq
+    decay = -spot * carry * norm_pdf(d1) * vol / (2.0 * sq)
+    if put:
+        return {"delta": -carry * norm_cdf(-d1), "gamma": gamma, "vega": vega,
+                "theta": decay + rate * strike * disc * norm_cdf(-d2)
+                - div * spot * carry * norm_cdf(-d1),
+                "rho": -strike * maturity * disc * norm_cdf(-d2)}
+    return {"delta": carry * norm_cdf(d1), "gamma": gamma, "vega": vega,
+            "theta": decay - rate * strike * disc * norm_cdf(d2)
+            + div * spot * carry * norm_cdf(d1),
+            "rho": strike * maturity * disc * norm_cdf(d2)}
 
 
 def geometric_asian_moments(spot: float, rate: float, vol: float, maturity: float,
-                            steps: int) -> tuple[float, float]:
+                            steps: int, div: float = 0.0) -> tuple[float, float]:
     """Mean and variance of log G, G the geometric average of the prices at
-    t_i = i T / n, i = 1..n: log G = log S + (r - vol^2/2) T (n+1)/(2n) + vol * sum of
-    Brownian increments weighted (n - i + 1)/n, whose variance is
+    t_i = i T / n, i = 1..n: log G = log S + (r - q - vol^2/2) T (n+1)/(2n) + vol * sum
+    of Brownian increments weighted (n - i + 1)/n, whose variance is
     vol^2 T (n+1)(2n+1) / (6 n^2)."""
     n = steps
-    mean = math.log(spot) + (rate - 0.5 * vol * vol) * maturity * (n + 1) / (2 * n)
+    mean = math.log(spot) + (rate - div - 0.5 * vol * vol) * maturity * (n + 1) / (2 * n)
     var = vol * vol * maturity * (n + 1) * (2 * n + 1) / (6 * n * n)
     return mean, var
 
 
 def geometric_asian_call(spot: float, strike: float, rate: float, vol: float,
-                         maturity: float, steps: int) -> float:
-    """Closed form of the discretely monitored geometric-average Asian call."""
-    mean, var = geometric_asian_moments(spot, rate, vol, maturity, steps)
+                         maturity: float, steps: int, div: float = 0.0) -> float:
+    """Closed form of the discretely monitored geometric-average Asian call (dividend
+    yield `div`)."""
+    mean, var = geometric_asian_moments(spot, rate, vol, maturity, steps, div)
     sd = math.sqrt(var)
     d2 = (mean - math.log(strike)) / sd
     d1 = d2 + sd
@@ -81,27 +118,27 @@ def geometric_asian_call(spot: float, strike: float, rate: float, vol: float,
 
 
 def _log_paths(rng: np.random.Generator, paths: int, steps: int, rate: float, vol: float,
-               maturity: float) -> np.ndarray:
+               maturity: float, div: float = 0.0) -> np.ndarray:
     dt = maturity / steps
     z = rng.standard_normal((paths, steps))
-    return np.cumsum((rate - 0.5 * vol * vol) * dt + vol * math.sqrt(dt) * z, axis=1)
+    return np.cumsum((rate - div - 0.5 * vol * vol) * dt + vol * math.sqrt(dt) * z, axis=1)
 
 
 def mc_geometric_asian(spot: float, strike: float, rate: float, vol: float, maturity: float,
-                       steps: int, paths: int, seed: int = 0) -> Estimate:
+                       steps: int, paths: int, seed: int = 0, div: float = 0.0) -> Estimate:
     """Plain Monte Carlo of the geometric Asian call (a check of the closed form)."""
     rng = np.random.default_rng(seed)
     disc = math.exp(-rate * maturity)
     payoff = np.empty(paths)
     for lo, hi in _chunks(paths, steps):
-        x = _log_paths(rng, hi - lo, steps, rate, vol, maturity)
+        x = _log_paths(rng, hi - lo, steps, rate, vol, maturity, div)
         payoff[lo:hi] = np.maximum(spot * np.exp(x.mean(axis=1)) - strike, 0.0)
     return _estimate(disc * payoff)
 
 
 def mc_asian_call(spot: float, strike: float, rate: float, vol: float, maturity: float,
                   steps: int, paths: int, seed: int = 0,
-                  control_variate: bool = True) -> Estimate:
+                  control_variate: bool = True, div: float = 0.0) -> Estimate:
     """Arithmetic-average Asian call by Monte Carlo; with `control_variate`, the
     geometric payoff of the same path, whose mean is known in closed form, removes most
     of the variance (the coefficient is estimated from the same paths)."""
@@ -109,7 +146,7 @@ def mc_asian_call(spot: float, strike: float, rate: float, vol: float, maturity:
     disc = math.exp(-rate * maturity)
     arith, geo = np.empty(paths), np.empty(paths)
     for lo, hi in _chunks(paths, steps):
-        s = spot * np.exp(_log_paths(rng, hi - lo, steps, rate, vol, maturity))
+        s = spot * np.exp(_log_paths(rng, hi - lo, steps, rate, vol, maturity, div))
         arith[lo:hi] = np.maximum(s.mean(axis=1) - strike, 0.0)
         geo[lo:hi] = np.maximum(np.exp(np.log(s).mean(axis=1)) - strike, 0.0)
     arith *= disc
@@ -118,18 +155,21 @@ def mc_asian_call(spot: float, strike: float, rate: float, vol: float, maturity:
         return _estimate(arith)
     cov = np.cov(arith, geo)
     beta = cov[0, 1] / cov[1, 1] if cov[1, 1] > 0 else 0.0
-    exact = geometric_asian_call(spot, strike, rate, vol, maturity, steps)
+    exact = geometric_asian_call(spot, strike, rate, vol, maturity, steps, div)
     return _estimate(arith - beta * (geo - exact))
 
 
-def mc_everest(rate: float, vol: float, maturity: float, corr: np.ndarray, paths: int,
-               seed: int = 0, notional: float = 1.0) -> Estimate:
+def mc_everest(rate: float, vol, maturity: float, corr: np.ndarray, paths: int,
+               seed: int = 0, notional: float = 1.0, div=0.0) -> Estimate:
     """The Everest note: notional * max(1, worst of S_i(T)/S_i(0)) at maturity, assets
-    with equal volatility and correlation matrix `corr`."""
+    with correlation matrix `corr` and volatility and dividend yield `vol`, `div` (one
+    value for all assets or one per asset)."""
     rng = np.random.default_rng(seed)
     chol = np.linalg.cholesky(corr)
     n = corr.shape[0]
-    mu, sig = (rate - 0.5 * vol * vol) * maturity, vol * math.sqrt(maturity)
+    vol = np.broadcast_to(np.asarray(vol, dtype=np.float64), (n,))
+    div = np.broadcast_to(np.asarray(div, dtype=np.float64), (n,))
+    mu, sig = (rate - div - 0.5 * vol * vol) * maturity, vol * math.sqrt(maturity)
     payoff = np.empty(paths)
     for lo, hi in _chunks(paths, n):
         w = rng.standard_normal((hi - lo, n)) @ chol.T
@@ -138,23 +178,25 @@ def mc_everest(rate: float, vol: float, maturity: float, corr: np.ndarray, paths
 
 
 def mc_european(spot: float, strike: float, rate: float, vol: float, maturity: float,
-                paths: int, seed: int = 0, put: bool = False) -> Estimate:
+                paths: int, seed: int = 0, put: bool = False, div: float = 0.0) -> Estimate:
     rng = np.random.default_rng(seed)
     z = rng.standard_normal(paths)
-    s = spot * np.exp((rate - 0.5 * vol * vol) * maturity + vol * math.sqrt(maturity) * z)
+    s = spot * np.exp((rate - div - 0.5 * vol * vol) * maturity
+                      + vol * math.sqrt(maturity) * z)
     payoff = np.maximum(strike - s, 0.0) if put else np.maximum(s - strike, 0.0)
     return _estimate(math.exp(-rate * maturity) * payoff)
 
 
-def crr_parameters(rate: float, vol: float, maturity: float, steps: int
+def crr_parameters(rate: float, vol: float, maturity: float, steps: int, div: float = 0.0
                    ) -> tuple[float, float, float]:
     """(log u, discounted up probability, discounted down probability) of the
     Cox-Ross-Rubinstein lattice: u = exp(vol sqrt(dt)), d = 1/u,
-    p = (exp(r dt) - d) / (u - d). ValueError when p is outside (0, 1)."""
+    p = (exp((r - q) dt) - d) / (u - d), discount exp(-r dt). ValueError when p is
+    outside (0, 1)."""
     dt = maturity / steps
     log_u = vol * math.sqrt(dt)
     u, d = math.exp(log_u), math.exp(-log_u)
-    p = (math.exp(rate * dt) - d) / (u - d)
+    p = (math.exp((rate - div) * dt) - d) / (u - d)
     if not 0.0 < p < 1.0:
         raise ValueError(f"the lattice's up probability {p:.4g} is outside (0, 1): use more "
                          "steps or a higher volatility")
@@ -163,9 +205,9 @@ def crr_parameters(rate: float, vol: float, maturity: float, steps: int
 
 
 def binomial(spot: float, strike: float, rate: float, vol: float, maturity: float,
-             steps: int, put: bool = False, american: bool = False) -> float:
+             steps: int, put: bool = False, american: bool = False, div: float = 0.0) -> float:
     """The CRR lattice price, vectorised over each level."""
-    log_u, pu, pd = crr_parameters(rate, vol, maturity, steps)
+    log_u, pu, pd = crr_parameters(rate, vol, maturity, steps, div)
     sign = -1.0 if put else 1.0
 
     def exercise(level: int) -> np.ndarray:
@@ -181,16 +223,17 @@ def binomial(spot: float, strike: float, rate: float, vol: float, maturity: floa
 
 
 def trinomial(spot: float, strike: float, rate: float, vol: float, maturity: float,
-              steps: int, put: bool = False, american: bool = False) -> float:
+              steps: int, put: bool = False, american: bool = False, div: float = 0.0
+              ) -> float:
     """The Kamrad-Ritchken trinomial lattice: log-price moves of +-dx or 0 per step with
     dx = lam vol sqrt(dt), lam = sqrt(3/2) (so the middle probability is 1/3), and up and
-    down probabilities matching the drift (r - vol^2 / 2) dt; converges in O(1/n) like
+    down probabilities matching the drift (r - q - vol^2 / 2) dt; converges in O(1/n) like
     the binomial lattice, but on other nodes. ValueError when a probability leaves
     (0, 1) (too few steps for the drift)."""
     dt = maturity / steps
     lam = math.sqrt(1.5)
     dx = lam * vol * math.sqrt(dt)
-    drift = (rate - 0.5 * vol * vol) * math.sqrt(dt) / (2.0 * lam * vol)
+    drift = (rate - div - 0.5 * vol * vol) * math.sqrt(dt) / (2.0 * lam * vol)
     pu, pm, pd = 0.5 / lam**2 + drift, 1.0 - 1.0 / lam**2, 0.5 / lam**2 - drift
     if not (0.0 < pu < 1.0 and 0.0 < pd < 1.0):
         raise ValueError(f"the trinomial lattice's probabilities ({pu:.3g}, {pd:.3g}) leave "
@@ -220,7 +263,8 @@ def _chunks(paths: int, width: int, budget: int = 1 << 22):
         yield lo, min(paths, lo + step)
 
 
-__all__ = ["Estimate", "black_scholes", "geometric_asian_call", "geometric_asian_moments",
+__all__ = ["Estimate", "black_scholes", "bs_greeks", "GREEKS", "norm_pdf",
+           "geometric_asian_call", "geometric_asian_moments",
            "mc_geometric_asian", "mc_asian_call", "mc_everest", "mc_european", "binomial",
            "crr_parameters", "trinomial", "norm_cdf", "philox4x32_10", "mt19937", "mt_seed",
            "mt_twist", "lcg_draws", "uniform01", "normal4_thread", "normal4_paired"]

@@ -1,17 +1,17 @@
 """`analyze(function, launch)`: the one public door into the abstract interpreter."""
 from __future__ import annotations
 
-import gc
 import time
 from dataclasses import dataclass, field
 
 from .cfg import build_cfg
 from .deadline import Deadline, DeadlineExceeded
 from .diagnostics import Certainty, Diagnostic, Severity
+from .gcpause import collector_paused
 from .interp.calls import CallAnalyzer
 from .interp.context import Ctx
-from .interp.facts import Facts
-from .interp.worklist import FixpointParams, Interpreter, WorkExceeded
+from .interp.facts import Facts, FixpointParams
+from .interp.worklist import Interpreter, WorkExceeded
 from .ir.module import Function, Module
 from .launch import LaunchConfig, initial_state, thread_bounds
 
@@ -42,22 +42,15 @@ def analyze(function: Function, launch=None, *, module: Module | None = None,
     `params.time_budget` seconds. Past it the result has no facts, `stopped` says
     where, and an `analysis-incomplete` note is among its diagnostics."""
     start = time.perf_counter()
-    # The fixpoint allocates many small acyclic values while the parsed module (a large,
-    # long-lived object graph) sits in memory: the cyclic collector would rescan that
-    # graph again and again. Paused as while parsing (`ir.build.parse_module`), from the
-    # first allocation on (the allocations counted while it was paused would otherwise
-    # start a full collection right here).
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    # The fixpoint allocates many small acyclic values (`gcpause.py`): paused from the
+    # first allocation on (those counted while parsing paused it would otherwise start a
+    # full collection right here).
+    with collector_paused():
         module = module or function.module or Module(path="<memory>", functions=[function])
         launch = (launch or LaunchConfig()).resolved(function)  # ValueError: bad config
         if deadline is None:
             deadline = Deadline(params.time_budget)
         result = _analyze(function, launch, module, params, deadline)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     result.seconds = time.perf_counter() - start
     return result
 

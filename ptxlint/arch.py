@@ -18,6 +18,14 @@ LINE_BYTES = 128
 STATIC_SHARED_LIMIT = 48 * 1024  # static __shared__ per block, every architecture
 
 
+def bank_phase_lanes(access_bytes: int) -> int:
+    """Lanes of a warp a shared-memory access serves per pass (a phase): one pass
+    reaches each of the 32 banks once, so 32 lanes for accesses of up to 4 bytes, 16
+    (half-warps) for 8 bytes, 8 (quarter-warps) for 16."""
+    words = max(1, -(-access_bytes // BANK_BYTES))
+    return max(1, WARP_SIZE // min(words, WARP_SIZE))
+
+
 @dataclass(frozen=True)
 class Arch:
     name: str  # "sm_90"
@@ -34,10 +42,6 @@ class Arch:
     @property
     def compute_capability(self) -> str:
         return f"{self.major}.{self.minor}"
-
-    def bank_phase_lanes(self, access_bytes: int) -> int:
-        """Lanes served together: 32 for <= 4-byte accesses, 16 for 8, 8 for 16."""
-        return max(1, min(WARP_SIZE, self.banks * self.bank_bytes // max(access_bytes, 4)))
 
 
 # Maximum shared memory per block in KiB, per compute capability

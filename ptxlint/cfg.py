@@ -255,6 +255,10 @@ class CFG:
         """Loop head -> its loop, heads in index order; nested loops share blocks."""
         return dict(self._loops)
 
+    def loop(self, head: int) -> Loop | None:
+        """The natural loop headed by block `head`, None when no back edge enters it."""
+        return self._loops.get(head)
+
     @cached_property
     def _loops(self) -> dict[int, Loop]:
         latches: dict[int, list[int]] = {}
@@ -378,6 +382,21 @@ class CFG:
         and Warren): b depends on a iff a is in b's post-dominance frontier. Only
         blocks with two or more real successors count: a virtual edge decides nothing."""
         return dict(self._control_dependence)
+
+    def deciders(self, b: int) -> tuple[int, ...]:
+        """The branch blocks that decide whether block `b` runs, in block order: the
+        inverse of `control_dependence`, computed once per CFG."""
+        return self._deciders.get(b, ())
+
+    @cached_property
+    def _deciders(self) -> dict[int, tuple[int, ...]]:
+        out: dict[int, list[int]] = {}
+        tick = self.deadline.tick  # branches x the blocks they decide
+        for branch, blocks in self._control_dependence.items():
+            for b in blocks:
+                tick()
+                out.setdefault(b, []).append(branch)
+        return {b: tuple(branches) for b, branches in out.items()}
 
     @cached_property
     def _control_dependence(self) -> dict[int, frozenset[int]]:

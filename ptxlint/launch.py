@@ -8,7 +8,7 @@ so the analysis stays sound for every launch the configuration allows.
 Warp model. The threads of a block are numbered linearly,
 ``tid.x + ntid.x * (tid.y + ntid.y * tid.z)``; warp ``w`` holds linear ids
 ``32w .. 32w+31`` and ``%laneid`` is the linear id modulo 32. A block whose size is not
-a multiple of 32 ends in a partial warp. `interp/warp.py` uses the same numbering.
+a multiple of 32 ends in a partial warp. `threads/warp.py` uses the same numbering.
 
 Block shape, most precise first: the launch's `block`; `.reqntid` (exactly that shape);
 `.maxntid` (the *product* bounds the thread count: `__launch_bounds__(256)` emits
@@ -29,18 +29,17 @@ import re
 import weakref
 from dataclasses import dataclass, field, replace
 
+from .arch import WARP_SIZE
 from .domains.affine import Affine, ThreadBounds
 from .domains.space import Region
 from .domains.state import State
 from .domains.strided import StridedInterval as SI
 from .domains.strided import wrap_int
 from .domains.value import TOP, Value
-from .interp.transfer import float_bits
 from .ir.module import Function, Module, Param
 from .ir.operands import is_special_register
-from .ir.types import Kind
+from .ir.types import Kind, float_bits
 
-WARP_SIZE = 32
 MAX_THREADS = 1024
 MAX_BLOCK = (1024, 1024, 64)
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -101,7 +100,7 @@ class LaunchConfig:
     multiples: dict[str | int, int] = field(default_factory=dict)
     # assume each warp is 32 consecutive `%tid.x` of one row (`ntid.x` a multiple of 32,
     # or a one-dimensional block) when the shape is not exact: the divergence rules
-    # re-analyse with it to find the condition a finding depends on (`interp/warp_uniform.py`)
+    # re-analyse with it to find the condition a finding depends on (`interp/transfer/warp_uniform.py`)
     warps_in_rows: bool = False
 
     def __post_init__(self) -> None:

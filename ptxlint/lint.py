@@ -5,26 +5,28 @@ processes. The front ends group the findings of one CUDA line (`grouping.group`,
 `LintReport.grouped`) when they report them."""
 from __future__ import annotations
 
-import contextlib
 import fnmatch
-import gc
+import functools
 import multiprocessing
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from . import arch as arch_mod
-from . import demangle, grouping, launches, suppress
+from . import analysis, demangle, grouping, launches, suppress
 from .analysis import INCOMPLETE, analyze, incomplete
 from .deadline import Deadline, DeadlineExceeded
 from .diagnostics import Diagnostic, Related, Severity
-from .interp.worklist import FixpointParams
+from .gcpause import collector_paused
+from .interp.facts import FixpointParams
 from .ir.build import PARSE_ERROR, parse_module
 from .ir.module import Module
 from .launch import LaunchConfig
+from .replay import Replay
 from .parse.lexer import blank_comments, split_statements
 from .rules.base import ALIASES, RuleContext, canonical, load_rules
 from .source import SourceFile
+from .workers import worker_pool
 
 UNKNOWN_TARGET = "unknown-target"
 LAUNCH_ERROR = launches.LAUNCH_ERROR
@@ -194,22 +196,6 @@ def _target(module: Module, options: LintOptions) -> tuple[arch_mod.Arch, Diagno
             help="give a known architecture with --arch")
 
 
-@contextlib.contextmanager
-def collector_paused():
-    """No cyclic garbage collection inside: the parsed module is large and alive until
-    the report is made, and the analyses' and rules' allocations would make the
-    collector scan it (and the domains' interning tables) again and again, a sixth of
-    the CUB corpus's lint time. The garbage cycles a lint leaves (a few thousand objects
-    per kernel) wait for the first collection after it."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def lint_entry(module: Module, fn, options: LintOptions, rules: list, target,
                plan: launches.Plan | None = None) -> list[Diagnostic]:
     """One kernel, within its time budget: one `Deadline` for every phase (the
@@ -258,8 +244,8 @@ def check_rules(rules: list, module: Module, result, target, rule_options: dict,
     `analysis-incomplete` note names the rule and those that did not finish."""
     fn, launch = result.function, result.facts.ctx.launch
     deadline = deadline if deadline is not None else result.facts.deadline
-    rc = RuleContext(module, fn, result.facts, target, launch, rule_options,
-                     deadline=deadline)
+    rc = rule_context(module, fn, result.facts, target, launch, rule_options,
+                      deadline=deadline)
     out: list[Diagnostic] = []
     in_callees: dict[tuple, Diagnostic] = {}
     unfinished = [rule.id for rule in rules]
@@ -270,8 +256,8 @@ def check_rules(rules: list, module: Module, result, target, rule_options: dict,
             if not rule.checks_callees or not result.callee_facts:
                 unfinished.remove(rule.id)
         for facts in result.callee_facts:
-            crc = RuleContext(module, facts.function, facts, target, launch, rule_options,
-                              entry=fn, deadline=deadline)
+            crc = rule_context(module, facts.function, facts, target, launch, rule_options,
+                               entry=fn, deadline=deadline)
             for rule in rules:
                 if rule.checks_callees:
                     with deadline.phase(f"rule {rule.id} in {facts.function.name}"):
@@ -280,6 +266,26 @@ def check_rules(rules: list, module: Module, result, target, rule_options: dict,
     except DeadlineExceeded as exc:
         out.append(incomplete(module, fn, exc, tuple(unfinished)))
     return out + list(in_callees.values())
+
+
+def rule_context(module: Module, function, facts, target, launch, rule_options: dict, *,
+                 entry=None, deadline: Deadline | None = None) -> RuleContext:
+    """The context the rules get, with lint's services: `rc.reanalyze` (the function
+    analysed again under another launch, within the kernel's `deadline`) and
+    `rc.replay()` (the kernel run on the emulator under its exact launch, `replay.py`)."""
+    extra = {} if deadline is None else {"deadline": deadline}
+    return RuleContext(module, function, facts, target, launch, rule_options, entry=entry,
+                       reanalysis=functools.partial(_reanalysis, module), replayer=Replay,
+                       **extra)
+
+
+def _reanalysis(module: Module, function, launch, params: FixpointParams,
+                deadline: Deadline):
+    """`RuleContext.reanalyze`'s service: the same analysis the lint ran, under
+    `launch` and `params`, on the kernel's deadline (`analysis.analyze` looked up at the
+    call: a test may watch the re-analyses a rule asks for)."""
+    return analysis.analyze(function, launch, module=module, params=params,
+                            deadline=deadline)
 
 
 def _keep_worst(found: dict[tuple, Diagnostic], diagnostics) -> None:
@@ -355,37 +361,34 @@ def _lint_share(text: str, path: str, options: LintOptions, code: str, shares, i
             _functions(parsed.module))
 
 
-def _child(conn, *args) -> None:
-    try:
-        conn.send(_lint_share(*args))
-    except BaseException:  # noqa: BLE001  (the parent does this share itself)
-        conn.send(None)
-    finally:
-        conn.close()
+# the file `_lint_parallel` shares out, set before its workers fork (they inherit it)
+_SHARED: tuple | None = None
+
+
+def _inherited_share(i: int) -> tuple:
+    return _lint_share(*_SHARED, i)  # type: ignore[misc]
 
 
 def _lint_parallel(text: str, path: str, options: LintOptions, code: str, shares
                    ) -> LintReport:
-    """Shares 1.. in forked children (which inherit the text: nothing is pickled on the
-    way in), share 0 here; the findings merge in entry order, as `lint_text` orders
-    them in one process."""
-    context = multiprocessing.get_context("fork")
-    children = []
-    for i in range(1, len(shares)):
-        mine, theirs = context.Pipe(duplex=False)
-        proc = context.Process(target=_child, args=(theirs, text, path, options, code,
-                                                    shares, i), daemon=True)
-        proc.start()
-        theirs.close()
-        children.append((i, proc, mine))
-    results = [_lint_share(text, path, options, code, shares, 0)]
-    for i, proc, conn in children:
-        try:
-            result = conn.recv()
-        except EOFError:  # the child died
-            result = None
-        proc.join()
-        results.append(result or _lint_share(text, path, options, code, shares, i))
+    """Shares 1.. on forked workers (`workers.worker_pool`: they inherit the text,
+    nothing is pickled on the way in), share 0 here; a share whose worker failed or died
+    is done here too. The findings merge in entry order, as `lint_text` orders them in
+    one process."""
+    global _SHARED
+    _SHARED = (text, path, options, code, shares)
+    try:
+        with worker_pool(len(shares) - 1) as pool:
+            futures = [pool.submit(_inherited_share, i) for i in range(1, len(shares))]
+            results = [_lint_share(text, path, options, code, shares, 0)]
+            for i, future in enumerate(futures, 1):
+                try:
+                    result = future.result()
+                except Exception:  # noqa: BLE001  (the worker failed or died)
+                    result = None
+                results.append(result or _lint_share(text, path, options, code, shares, i))
+    finally:
+        _SHARED = None
     if any(per_entry is None for _, per_entry, _, _ in results):
         # a syntax error: report the parse of the whole file, as one process would
         parsed = parse_module(text, path)

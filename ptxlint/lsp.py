@@ -154,7 +154,7 @@ class Analyzer:
         try:
             found = self.diagnostics(uri, path, text)
         except Exception as exc:  # noqa: BLE001  (shown in the editor, never a crash)
-            from .cli.run import internal_error  # noqa: PLC0415
+            from .report import internal_error  # noqa: PLC0415
 
             self.linters.pop(uri, None)
             found = [internal_error(path or uri, exc)]

@@ -53,6 +53,17 @@ def load_cccl_generator():
 GOLDENS = Path(__file__).resolve().parent / "goldens"
 
 
+def pytest_collection_modifyitems(items):
+    """Property tests (hypothesis: a hundred examples or more each) are `slow`: the quick
+    loop, `python -m pytest -m "not slow"`, leaves them out (README, docs/ci.md). Other
+    slow tests carry the mark themselves."""
+    from hypothesis import is_hypothesis_test
+
+    for item in items:
+        if is_hypothesis_test(getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-goldens", action="store_true", default=False,
                      help="rewrite tests/goldens/* from the current output")

@@ -258,6 +258,7 @@ def test_diamond_inside_infinite_loop_still_reconverges_at_join():
     assert cfg.control_dependence() == {1: {2, 3}}
 
 
+@pytest.mark.slow
 def test_chain_of_100k_blocks():
     n = 100_000
     body = []

@@ -567,7 +567,7 @@ def test_progress_bar_draws_and_leaves_the_report_alone(jobs, tmp_path, capsys, 
 import gc  # noqa: E402
 
 from ptxlint.cli import run as cli_run  # noqa: E402
-from ptxlint.lint import collector_paused  # noqa: E402
+from ptxlint.gcpause import collector_paused  # noqa: E402
 
 
 def test_command_exits_with_its_status_and_the_whole_report(tmp_path, capsys):
@@ -587,6 +587,7 @@ def test_command_exits_with_its_status_and_the_whole_report(tmp_path, capsys):
     assert (proc.returncode, proc.stdout, out.read_text()) == (1, "", expected)
 
 
+@pytest.mark.slow
 def test_a_run_stops_the_collector_and_collects_between_large_files(monkeypatch, capsys):
     """The collector is off for a run, but the modules of files done are collected
     once they add up to COLLECT_AFTER_BYTES of PTX; afterwards it is as it was."""

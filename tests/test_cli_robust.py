@@ -157,14 +157,15 @@ def test_jobs_are_capped_at_the_cpu_count(tmp_path, monkeypatch):
         seen_jobs.append(jobs)
         return real_lint(text, path, options, 1)
 
-    class Pool(cli_run.ProcessPoolExecutor):
-        def __init__(self, max_workers, **kw):
-            pools.append(max_workers)
-            super().__init__(max_workers, **kw)
+    real_pool = cli_run.worker_pool
+
+    def worker_pool(workers):
+        pools.append(workers)
+        return real_pool(workers)
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(ptxlint.lint, "lint_text", lint_text)
-    monkeypatch.setattr(cli_run, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(cli_run, "worker_pool", worker_pool)
     assert run("-j", "1000", GOOD)[0] == 0  # one file: its kernels shared out
     assert run("-j", "0", GOOD)[0] == 0
     assert seen_jobs == [2, 2]

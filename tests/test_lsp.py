@@ -16,6 +16,8 @@ import pytest
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.slow  # the quick loop (-m 'not slow') leaves it out
+
 pytest.importorskip("pygls", reason="the language server needs pygls (pip install '.[lsp]')")
 
 TIMEOUT = 60.0  # seconds; generous for a loaded CI machine, never slept through

@@ -5,8 +5,19 @@
 //               for the 64-bit sample index: (draw, sample, 0, 0) below 2^32);
 //   RNG_LCG     one word per thread of the grid, structure of arrays: thread g reads
 //               word g, so a warp reads 128 consecutive bytes;
-//   RNG_MT      624 words per warp of the grid, copied into shared memory.
-// MT and LCG streams belong to threads, so which numbers a sample gets depends on the
+//   RNG_MT      624 words per warp of the grid, copied into shared memory;
+//   RNG_SOBOL   word 0: the offset of the direction numbers (32 words per dimension, the
+//               dimensions the product draws); before them, for the Asian, the Brownian
+//               bridge schedule (sobol_bridge). The 64-bit sample index is the point index
+//               (low word) and the replication (high word): each replication has its own
+//               digital shift, the Philox words of (draw, replication, SOBOL_TAG, 0)
+//               under the seed's key, and the host forms the standard error from the
+//               replications' means. A draw4 gives four dimensions of the sample's point
+//               (European item i: dimensions 0-3 of point i are its four samples);
+//   RNG_MT607   one MT607 generator per thread: 19 state words then a, b, c, structure
+//               of arrays over the threads of the grid (rng.cuh); thread g uses parameter
+//               set g mod (sets shipped), seeded on the host (rng.py, mt607_state).
+// MT, MT607 and LCG streams belong to threads, so which numbers a sample gets depends on the
 // launch geometry; Philox numbers depend only on the seed and the sample index.
 #pragma once
 #include "rng.cuh"
@@ -14,6 +25,8 @@
 #define RNG_PHILOX 1
 #define RNG_LCG 2
 #define RNG_MT 3
+#define RNG_SOBOL 4
+#define RNG_MT607 5
 
 #ifndef RNG
 #define RNG RNG_PHILOX
@@ -107,6 +120,98 @@ __device__ __forceinline__ uint4 draw4(Gen& g)
     w.w = mt_next(g);
     return w;
 }
+
+#elif RNG == RNG_SOBOL
+struct Gen {
+    const unsigned* v;  // direction numbers
+    const unsigned* bridge;  // the Brownian bridge schedule (Asian)
+    uint2 key;
+    unsigned gray, rep, draw;
+};
+#define GEN_SHARED
+__device__ __forceinline__ void gen_init(Gen& g, const unsigned* state, unsigned seed_lo,
+                                         unsigned seed_hi)
+{
+    g.v = state + state[0];
+    g.bridge = state + 1;
+    g.key = make_uint2(seed_lo, seed_hi);
+}
+__device__ __forceinline__ void gen_sample(Gen& g, unsigned long long sample)
+{
+    const unsigned i = (unsigned)sample;
+    g.gray = i ^ (i >> 1);
+    g.rep = (unsigned)(sample >> 32);
+    g.draw = 0;
+}
+__device__ __forceinline__ uint4 draw4(Gen& g)
+{
+    const uint4 shift = philox4x32_10(make_uint4(g.draw, g.rep, SOBOL_TAG, 0u), g.key);
+    const unsigned d = 4 * g.draw++;
+    return make_uint4(sobol_word(g.v, d, g.gray) ^ shift.x,
+                      sobol_word(g.v, d + 1, g.gray) ^ shift.y,
+                      sobol_word(g.v, d + 2, g.gray) ^ shift.z,
+                      sobol_word(g.v, d + 3, g.gray) ^ shift.w);
+}
+// The Brownian path of an Asian sample in units of sqrt(dt): w[0] = 0 and w[1..steps]
+// filled in the schedule's order from the normals of dimensions 0, 1, ... (dimension 0
+// gives the endpoint, the best-distributed coordinate the largest variance). Schedule
+// entry k (SoA over `steps`): the point m, its known neighbours l and r, the weights
+// a, b, c as float bits: w[m] = (a w[l] + b w[r]) + c z_k, rounded as the host does.
+__device__ __forceinline__ void sobol_bridge(Gen& g, float* w, unsigned steps)
+{
+    const unsigned* s = g.bridge;
+    w[0] = 0.0f;
+    for (unsigned k = 0; k < steps; k += 4) {
+        const float4 z = normal4_icdf(draw4(g));
+        const float zs[4] = {z.x, z.y, z.z, z.w};
+#pragma unroll
+        for (unsigned j = 0; j < 4; ++j) {
+            const unsigned i = k + j;
+            if (i < steps) {
+                const float a = __uint_as_float(s[3 * steps + i]);
+                const float b = __uint_as_float(s[4 * steps + i]);
+                const float c = __uint_as_float(s[5 * steps + i]);
+                w[s[i]] = __fadd_rn(__fadd_rn(__fmul_rn(a, w[s[steps + i]]),
+                                              __fmul_rn(b, w[s[2 * steps + i]])),
+                                    __fmul_rn(c, zs[j]));
+            }
+        }
+    }
+}
+// Normals k .. k + 3 of the path for the step loop: the standardised increments
+// w[j + 1] - w[j] (0 past the last step).
+__device__ __forceinline__ float4 bridge4(const float* w, unsigned k, unsigned steps)
+{
+    float z[4];
+#pragma unroll
+    for (unsigned j = 0; j < 4; ++j)
+        z[j] = k + j < steps ? __fadd_rn(w[k + j + 1], -w[k + j]) : 0.0f;
+    return make_float4(z[0], z[1], z[2], z[3]);
+}
+#ifndef SOBOL_STEPS
+#define SOBOL_STEPS 64
+#endif
+
+#elif RNG == RNG_MT607
+typedef Mt607 Gen;
+#define GEN_SHARED
+__device__ __forceinline__ void gen_init(Gen& g, const unsigned* state, unsigned, unsigned)
+{
+    // the state is written back as the generator runs (the kernels' gen_state is const
+    // for the other generators, which only read it)
+    mt607_load(g, const_cast<unsigned*>(state), gridDim.x * BLOCK,
+               blockIdx.x * BLOCK + threadIdx.x);
+}
+__device__ __forceinline__ void gen_sample(Gen&, unsigned long long) {}
+__device__ __forceinline__ uint4 draw4(Gen& g)
+{
+    uint4 w;
+    w.x = mt607_next(g);
+    w.y = mt607_next(g);
+    w.z = mt607_next(g);
+    w.w = mt607_next(g);
+    return w;
+}
 #else
-#error "RNG must be RNG_PHILOX (1), RNG_LCG (2) or RNG_MT (3)"
+#error "RNG must be RNG_PHILOX (1), RNG_LCG (2), RNG_MT (3), RNG_SOBOL (4) or RNG_MT607 (5)"
 #endif

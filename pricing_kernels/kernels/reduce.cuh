@@ -35,3 +35,21 @@ __device__ __forceinline__ void block_sums(double s1, double s2, double2* partia
     if (threadIdx.x == 0)
         partial[blockIdx.x] = total;
 }
+
+// Several (sum, sum of squares) pairs per thread (a price and its Greeks, several
+// strikes): pair k of the block goes to partial[k * gridDim.x + blockIdx.x], so pass two
+// reads each pair's blocks lane-consecutively. The pairs are folded one after the
+// other through block_fold's arrays; the barrier after each store keeps a fast thread
+// from overwriting sum1[0] before every thread has read the previous total.
+template <unsigned K>
+__device__ __forceinline__ void block_sums_n(const double* s1, const double* s2,
+                                             double2* partial)
+{
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k) {
+        const double2 total = block_fold(s1[k], s2[k]);
+        if (threadIdx.x == 0)
+            partial[k * gridDim.x + blockIdx.x] = total;
+        __syncthreads();
+    }
+}

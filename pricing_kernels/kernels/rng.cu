@@ -88,3 +88,69 @@ box_muller(float4* out, const uint4* words, unsigned n)
     if (i < n)
         out[i] = z;
 }
+
+// Sobol words and their inverse-normal transforms: thread i takes point i of replication
+// `rep` (the sample index rep * 2^32 + i) and writes dimension 4 d + j of its point to
+// words[(4 d + j) * n + i] and its normal to normals[...], d < draws. `state` is the
+// RNG_SOBOL gen_state (gen.cuh).
+#undef RNG
+#define RNG 4
+#include "gen.cuh"
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+sobol_raw(unsigned* words, float* normals, const unsigned* state, unsigned n, unsigned rep,
+          unsigned draws, unsigned k0, unsigned k1)
+{
+    const unsigned i = blockIdx.x * BLOCK + threadIdx.x;
+    Gen g;
+    gen_init(g, state, k0, k1);
+    gen_sample(g, ((unsigned long long)rep << 32) | i);
+    for (unsigned d = 0; d < draws; ++d) {
+        const uint4 w = draw4(g);
+        const float4 z = normal4_icdf(w);
+        if (i < n) {
+            const unsigned at = 4 * d * n + i;
+            words[at] = w.x;
+            words[at + n] = w.y;
+            words[at + 2 * n] = w.z;
+            words[at + 3 * n] = w.w;
+            normals[at] = z.x;
+            normals[at + n] = z.y;
+            normals[at + 2 * n] = z.z;
+            normals[at + 3 * n] = z.w;
+        }
+    }
+}
+
+// The standardised increments of the Brownian bridge of point i of replication `rep`:
+// out[j * n + i] = w[j + 1] - w[j], j < steps (at most SOBOL_STEPS).
+#ifndef SOBOL_STEPS
+#define SOBOL_STEPS 64
+#endif
+extern "C" __global__ void __launch_bounds__(BLOCK)
+sobol_bridge_raw(float* out, const unsigned* state, unsigned n, unsigned rep, unsigned steps,
+                 unsigned k0, unsigned k1)
+{
+    const unsigned i = blockIdx.x * BLOCK + threadIdx.x;
+    Gen g;
+    gen_init(g, state, k0, k1);
+    gen_sample(g, ((unsigned long long)rep << 32) | i);
+    float w[SOBOL_STEPS + 1];
+    sobol_bridge(g, w, steps);
+    if (i < n)
+        for (unsigned j = 0; j < steps; ++j)
+            out[j * n + i] = __fadd_rn(w[j + 1], -w[j]);
+}
+
+// Thread g of the grid runs its MT607 generator from the gen_state `state` (structure of
+// arrays, rng.py mt607_state) for `draws` words, writing the d-th to out[d * threads + g];
+// the state words are updated in place.
+extern "C" __global__ void __launch_bounds__(BLOCK)
+mt607_raw(unsigned* out, unsigned* state, unsigned draws)
+{
+    const unsigned threads = gridDim.x * BLOCK, g = blockIdx.x * BLOCK + threadIdx.x;
+    Mt607 m;
+    mt607_load(m, state, threads, g);
+    for (unsigned d = 0; d < draws; ++d)
+        out[d * threads + g] = mt607_next(m);
+}

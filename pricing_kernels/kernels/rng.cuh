@@ -68,7 +68,10 @@ __device__ __forceinline__ void mt_twist(unsigned* s, unsigned lane)
         unsigned v = 0;
         if (i < MT_N) {
             const unsigned next = i + 1 < MT_N ? s[i + 1] : s[0];
-            const unsigned far = i < MT_N - MT_M ? s[i + MT_M] : s[i - (MT_N - MT_M)];
+            // the chunk at 224 reads far words on both sides of the wrap (621-623 and
+            // 0-28): lanes 0-2 and 16-18 share banks 13-15, a 2-way conflict in 1 of the
+            // twist's 20 chunks, cheaper than the extra chunk that splitting it costs
+            const unsigned far = i < MT_N - MT_M ? s[i + MT_M] : s[i - (MT_N - MT_M)];  // ptxlint: disable=bank-conflict
             const unsigned y = (s[i] & MT_UPPER) | (next & MT_LOWER);
             v = far ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX_A : 0u);
         }
@@ -86,4 +89,124 @@ __device__ __forceinline__ unsigned mt_temper(unsigned y)
     y ^= (y << 15) & 0xEFC60000u;
     y ^= y >> 18;
     return y;
+}
+
+// ---- Inverse normal: Wichura's AS 241 (PPND7, single precision), for Sobol points.
+// Every operation is an explicitly rounded float32 operation (__fmul_rn, __fadd_rn,
+// __fdiv_rn, __fsqrt_rn are never contracted into FMAs) in the order of the host twin
+// (rng.py, inverse_normal), and the logarithm is built from such operations too, so host
+// and device agree bit for bit. The far tail (-log p > 25) is not needed: uniform01 >=
+// 2^-24.
+#define FMUL __fmul_rn
+#define FADD __fadd_rn
+
+// log x for normal x > 0: x = 2^e f, f in [sqrt(1/2), sqrt(2)); log f = 2 atanh(s) with
+// s = (f - 1) / (f + 1), to s^9.
+__device__ __forceinline__ float log_f32(float x)
+{
+    const unsigned bits = __float_as_uint(x);
+    int e = (int)((bits >> 23) & 0xFFu) - 127;
+    float f = __uint_as_float((bits & 0x7FFFFFu) | 0x3F800000u);
+    if (f > 1.41421356237f) {
+        f = FMUL(f, 0.5f);
+        e += 1;
+    }
+    const float s = __fdiv_rn(FADD(f, -1.0f), FADD(f, 1.0f));
+    const float s2 = FMUL(s, s);
+    float poly = FMUL(1.0f / 9.0f, s2);
+    poly = FMUL(FADD(poly, 1.0f / 7.0f), s2);
+    poly = FMUL(FADD(poly, 1.0f / 5.0f), s2);
+    poly = FMUL(FADD(poly, 1.0f / 3.0f), s2);
+    poly = FADD(poly, 1.0f);
+    return FADD(FMUL((float)e, 0.693147180559945f), FMUL(FMUL(2.0f, s), poly));
+}
+
+__device__ __forceinline__ float inv_normal(float u)
+{
+    const float q = FADD(u, -0.5f);
+    if (fabsf(q) <= 0.425f) {
+        const float r = FADD(0.180625f, -FMUL(q, q));
+        float num = FMUL(59.109374720f, r);
+        num = FMUL(FADD(num, 159.29113202f), r);
+        num = FMUL(FADD(num, 50.434271938f), r);
+        num = FADD(num, 3.3871327179f);
+        float den = FMUL(67.187563600f, r);
+        den = FMUL(FADD(den, 78.757757664f), r);
+        den = FMUL(FADD(den, 17.895169469f), r);
+        den = FADD(den, 1.0f);
+        return __fdiv_rn(FMUL(q, num), den);
+    }
+    const float p = fminf(u, FADD(1.0f, -u));
+    const float t = FADD(__fsqrt_rn(-log_f32(p)), -1.6f);
+    float num = FMUL(0.17023821103f, t);
+    num = FMUL(FADD(num, 1.3067284816f), t);
+    num = FMUL(FADD(num, 2.7568153900f), t);
+    num = FADD(num, 1.4234372777f);
+    float den = FMUL(0.12021132975f, t);
+    den = FMUL(FADD(den, 0.73700164250f), t);
+    den = FADD(den, 1.0f);
+    const float x = __fdiv_rn(num, den);
+    return q < 0.0f ? -x : x;
+}
+
+__device__ __forceinline__ float4 normal4_icdf(uint4 w)
+{
+    return make_float4(inv_normal(uniform01(w.x)), inv_normal(uniform01(w.y)),
+                       inv_normal(uniform01(w.z)), inv_normal(uniform01(w.w)));
+}
+
+// ---- Sobol points: dimension d of point `gray` (the Gray code i ^ (i >> 1) of the point
+// index i) is the XOR of the direction numbers v[d * 32 + b] of the bits b set in gray.
+// Every lane of a warp reads the same dimension's words (a broadcast).
+#define SOBOL_TAG 0x50B01u
+
+__device__ __forceinline__ unsigned sobol_word(const unsigned* v, unsigned d, unsigned gray)
+{
+    unsigned x = 0;
+    for (unsigned b = 0; b < 32; ++b)
+        x ^= v[d * 32 + b] & (0u - ((gray >> b) & 1u));
+    return x;
+}
+
+// ---- MT607 (w = 32, n = 19, m = 9, r = 1: period 2^607 - 1), one generator per thread
+// with its own parameters (a, b, c) from pricing_kernels/params.py. The state is
+// structure of arrays in global memory: word k of thread g at s[k * stride + g], so a
+// warp's loads and stores of one word are 128 consecutive bytes. A step reads two words
+// (x_(i+1) and x_(i+m); x_i is kept from the previous step) and writes one.
+#define MT607_N 19
+#define MT607_M 9
+#define MT607_UPPER 0xFFFFFFFEu
+#define MT607_LOWER 0x00000001u
+
+struct Mt607 {
+    unsigned* s;  // this thread's word 0; word k at s[k * stride]
+    unsigned stride, i, cur, a, b, c;
+};
+
+__device__ __forceinline__ void mt607_load(Mt607& m, unsigned* state, unsigned stride,
+                                           unsigned g)
+{
+    m.s = state + g;
+    m.stride = stride;
+    m.i = 0;
+    m.cur = m.s[0];
+    m.a = state[(MT607_N + 0) * stride + g];
+    m.b = state[(MT607_N + 1) * stride + g];
+    m.c = state[(MT607_N + 2) * stride + g];
+}
+
+__device__ __forceinline__ unsigned mt607_next(Mt607& m)
+{
+    const unsigned nxt_i = m.i + 1 == MT607_N ? 0u : m.i + 1;
+    const unsigned far_i = m.i + MT607_M >= MT607_N ? m.i + MT607_M - MT607_N : m.i + MT607_M;
+    const unsigned nxt = m.s[nxt_i * m.stride];
+    const unsigned y = (m.cur & MT607_UPPER) | (nxt & MT607_LOWER);
+    const unsigned v = m.s[far_i * m.stride] ^ (y >> 1) ^ ((y & 1u) ? m.a : 0u);
+    m.s[m.i * m.stride] = v;
+    m.i = nxt_i;
+    m.cur = nxt;
+    unsigned t = v ^ (v >> 12);
+    t ^= (t << 7) & m.b;
+    t ^= (t << 15) & m.c;
+    return t ^ (t >> 18);
 }

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 annotate=(python3 ../uncoalesced-access/annotate.py)
-for name in tid_guard loop_trip early_exit shuffle_broadcast vote_loop exit_tail; do
+for name in tid_guard loop_trip early_exit shuffle_broadcast vote_loop exit_tail cg_exit halving_loop grid_sync; do
     for twin in bad ok; do
         nvcc -arch=sm_80 -ptx -lineinfo -o "$name.$twin.ptx" "$name.$twin.cu"
         "${annotate[@]}" "$name.$twin.cu" "$name.$twin.ptx"

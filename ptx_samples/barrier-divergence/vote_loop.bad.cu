@@ -25,3 +25,4 @@ extern "C" __global__ void row_pair_max_lanes(const int* in, int* out)
 }
 // ptx-expect[1]: bar\.warp\.sync => barrier-divergence mask=0xffffffff
 // ptx-expect[2]: bar\.warp\.sync => barrier-divergence mask=0xffffffff
+// ptx-expect: redux\.sync => warp-sync-mask kind=may-skip mask=0xffffffff

@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 annotate=(python3 ../uncoalesced-access/annotate.py)
 
 for name in shared_off_by_one local_off_by_one missing_guard stencil_edge hoisted_guard level_min \
-        phase_gain strided_sum warp_shift; do
+        phase_gain strided_sum warp_shift merge_steps; do
     for kind in bad ok; do
         nvcc -arch=sm_80 -ptx -lineinfo -o "$name.$kind.ptx" "$name.$kind.cu"
         "${annotate[@]}" "$name.$kind.cu" "$name.$kind.ptx"

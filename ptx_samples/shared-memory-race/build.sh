@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 annotate=(python3 ../uncoalesced-access/annotate.py)
-for name in neighbour tree_sum warp_sum double_buffer block_design; do
+for name in neighbour tree_sum warp_sum double_buffer block_design flag toggle_buffer run_marks; do
     for twin in bad ok; do
         nvcc -arch=sm_80 -ptx -lineinfo -o "$name.$twin.ptx" "$name.$twin.cu"
         "${annotate[@]}" "$name.$twin.cu" "$name.$twin.ptx"

@@ -20,6 +20,7 @@ import time
 
 from .. import __version__
 from ..diagnostics import Severity
+from ..workers import children, end_children
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SEVERITIES = {str(s): s for s in Severity}
@@ -244,27 +245,6 @@ def _terminate_on_sigterm():
     return lambda: signal.signal(signal.SIGTERM, previous)
 
 
-def children() -> set:
-    """The processes this one started and that still run (`multiprocessing`'s)."""
-    mp = sys.modules.get("multiprocessing")
-    return set(mp.active_children()) if mp is not None else set()  # none if never imported
-
-
-def end_children(spare: set = frozenset()) -> None:  # type: ignore[assignment]
-    """Kill the processes this one started, but those in `spare` (a program calling
-    `main` may have its own), and reap them: the file pool's workers, the forked
-    children sharing one file's kernels. After an interrupt nobody waits for their
-    results, and a worker may be minutes into a file."""
-    ours = children() - spare
-    for child in ours:
-        try:
-            child.kill()
-        except (OSError, ValueError):  # gone already, or closed
-            pass
-    for child in ours:
-        child.join(timeout=2)
-
-
 def console_main() -> None:
     """The `ptxlint` command (and `python -m ptxlint`): `main`, then, for a lint, exit
     without tearing the interpreter down. Everything a run built is still alive then;
@@ -285,7 +265,7 @@ def console_main() -> None:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from ..lint import collector_paused  # noqa: PLC0415
+    from ..gcpause import collector_paused  # noqa: PLC0415
     from . import run  # noqa: PLC0415  (the analysis: not needed for --version)
 
     if args.list_rules:

@@ -8,14 +8,12 @@ import errno
 import gc
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
-import traceback
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,10 +22,11 @@ from ..diagnostics import Diagnostic, Severity
 from ..ir.build import PARSE_ERROR
 from ..launch import LaunchConfig
 from ..lint import LintOptions
-from ..report import CONFIG_ERROR, INTERNAL_ERROR, catalog, rule_info
+from ..report import CONFIG_ERROR, INTERNAL_ERROR, catalog, internal_error, rule_info
 from ..suppress import MAX_CUDA_BYTES
 from ..suppress import cuda_path as cuda_path
-from . import UsageError, children, end_children
+from ..workers import worker_pool
+from . import UsageError
 
 STDIN = "<stdin>"
 FAILURES = frozenset({PARSE_ERROR, "launch-config", CONFIG_ERROR, INTERNAL_ERROR})
@@ -171,7 +170,7 @@ def config_error(exc: config.ConfigError) -> Diagnostic:
 # The cyclic collector would scan all of it again and again, to free next to nothing:
 # the lint makes few reference cycles, the one big one being a parsed module once its
 # file is done. On the CUB corpus that scanning was a sixth of the command's time
-# (docs/analysis.md, "Cost"). So a run pauses the collector (`lint.collector_paused`) and
+# (docs/analysis.md, "Cost"). So a run pauses the collector (`gcpause.collector_paused`) and
 # collects only when the modules of the files done since the last collection may hold
 # enough memory to matter (`COLLECT_AFTER_BYTES` of PTX: a module takes about ten
 # times its text).
@@ -257,16 +256,6 @@ def _lint(job: Job, text: str) -> FileResult:
     return FileResult(job.path, diagnostics, text, entries)
 
 
-def internal_error(path: str, exc: BaseException) -> Diagnostic:
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
-    return Diagnostic(INTERNAL_ERROR, Severity.ERROR,
-                      f"internal error: {type(exc).__name__}: {exc}", path, None,
-                      help="please report this with the file; PTXLINT_DEBUG=1 shows "
-                           "the traceback",
-                      details={"exception": type(exc).__name__, "where": where})
-
-
 def run_jobs(jobs: list[Job], workers: int, progress: bool = False) -> list[FileResult]:
     """Files in `workers` processes; one file's kernels, when it is the only one."""
     if len(jobs) == 1:
@@ -274,24 +263,11 @@ def run_jobs(jobs: list[Job], workers: int, progress: bool = False) -> list[File
     workers = min(workers, len(jobs))
     if workers <= 1:
         return _collect(map(lint_job, jobs), jobs, progress)
-    spare = children()
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_signals)
-    try:
+    # Ctrl-C, SIGTERM (`cli.Terminated`): the pool's workers go at once (`workers.py`)
+    with worker_pool(workers) as pool:
         # workers fork here, before any progress thread starts
         futures = [pool.submit(lint_job, job) for job in jobs]
-        results = _collect((_outcome(f, j) for f, j in zip(futures, jobs)), jobs, progress)
-    except BaseException:  # Ctrl-C, SIGTERM (`cli.Terminated`): a shutdown would wait
-        end_children(spare)  # for the files being linted, minutes maybe; the workers go now
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    return results
-
-
-def _worker_signals() -> None:
-    """A worker dies of SIGTERM: the parent's handler, inherited through fork, would
-    raise in the middle of a file and the worker would report that and go on."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        return _collect((_outcome(f, j) for f, j in zip(futures, jobs)), jobs, progress)
 
 
 def _outcome(future: Future, job: Job) -> FileResult:

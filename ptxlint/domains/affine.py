@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from .interning import InternTable, new_instance, set_field
 from .strided import StridedInterval as SI
 from .strided import memoized
 
@@ -88,11 +89,9 @@ def _fits(si: SI, w: int) -> bool:
     return si.fits(w, False) or si.fits(w, True)
 
 
-#: Interning table, as for strided intervals: arguments -> the normal instance.
-_CACHE: dict[tuple, "Affine"] = {}
-_CACHE_LIMIT = 1 << 17
-_new = object.__new__
-_set = object.__setattr__
+#: arguments -> (the normal instance, what keeps the `id` in the key alive)
+_CACHE = InternTable(1 << 17)
+_new, _set = new_instance, set_field
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -144,9 +143,7 @@ class Affine:
         _set(self, "_hash", hash((base, coeffs, varying)))
         _set(self, "_range", None)
         if cls is Affine:
-            if len(_CACHE) >= _CACHE_LIMIT:
-                _CACHE.clear()
-            _CACHE[key] = (self, base)
+            _CACHE.keep(key, (self, base))
         return self
 
     def __eq__(self, other: object) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from .interning import InternTable, new_instance, set_field
 from .strided import StridedInterval
 from .strided_bits import combine_low_bits
 
@@ -26,9 +27,8 @@ def _tz(x: int) -> int:
     return MAX_BITS if x == 0 else min((x & -x).bit_length() - 1, MAX_BITS)
 
 
-_CACHE: dict[tuple, "Congruence"] = {}  # interning: (bits, residue) -> instance
-_new = object.__new__
-_set = object.__setattr__
+_CACHE = InternTable(1 << 16)  # (bits, residue), raw or normal -> instance
+_new, _set = new_instance, set_field
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -58,9 +58,7 @@ class Congruence:
             _set(out, "residue", r)
             _set(out, "_hash", hash(norm))
             if cls is Congruence:
-                if len(_CACHE) > 1 << 16:
-                    _CACHE.clear()
-                _CACHE[norm] = out
+                _CACHE.keep(norm, out)
         if cls is Congruence:
             _CACHE[key] = out
         return out

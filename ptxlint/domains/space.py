@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .interning import InternTable, new_instance, set_field
+
 SPACES = ("global", "shared", "local", "const", "param")
 
 
-_CACHE: dict[tuple, "Region"] = {}  # interning: (space, obj, generic) -> instance
-_alloc = object.__new__
-_set = object.__setattr__
+_CACHE = InternTable(1 << 16)  # (space, obj, generic) -> instance
+_alloc, _set = new_instance, set_field
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -42,9 +43,7 @@ class Region:
         _set(self, "generic", generic)
         _set(self, "_hash", hash(key))
         if cls is Region:
-            if len(_CACHE) > 1 << 16:
-                _CACHE.clear()
-            _CACHE[key] = self
+            _CACHE.keep(key, self)
         return self
 
     def __eq__(self, other: object) -> bool:

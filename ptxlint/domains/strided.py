@@ -33,6 +33,7 @@ from functools import lru_cache
 from math import gcd, prod
 from typing import Callable, Iterable, Sequence
 
+from .interning import InternTable, new_instance, set_field
 from .lattice import Tri
 from .strided_arith import ArithmeticOps, view_range, wrap_int
 from .strided_bits import BitwiseOps
@@ -114,14 +115,10 @@ def _min_hi(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else min(a, b)
 
 
-#: Interning table: constructor arguments (raw or normal) -> the normal instance. Equal sets
-#: then usually are the same object, which makes ``is`` the common case of ``==`` for the
-#: interpreter's joins and comparisons. Only a speed-up: equality never relies on it.
-_CACHE: dict[tuple, "StridedInterval"] = {}
-#: The table is emptied when it grows past this many entries (bounded memory).
+#: constructor arguments (raw or normal) -> the normal instance (`interning.py`)
 _CACHE_LIMIT = 1 << 18
-_alloc = object.__new__
-_set = object.__setattr__
+_CACHE = InternTable(_CACHE_LIMIT)
+_alloc, _set = new_instance, set_field
 _VIEWS: dict[tuple[int, bool], tuple[int, int]] = {}  # (w, signed) -> view_range(w, signed)
 
 
@@ -184,9 +181,7 @@ class StridedInterval(ArithmeticOps, BitwiseOps):
             return hit
         out = cls._build(lo, hi, stride, residue)
         if cls is StridedInterval:
-            if len(_CACHE) >= _CACHE_LIMIT:
-                _CACHE.clear()
-            _CACHE[key] = out
+            _CACHE.keep(key, out)
         return out
 
     @classmethod

@@ -29,6 +29,7 @@ from typing import Callable
 
 from .affine import HARDWARE, Affine, ThreadBounds, apply_uniform_op
 from .align import Congruence
+from .interning import InternTable, new_instance, set_field
 from .lattice import Tri
 from .space import Region, join_regions, region_leq
 from .strided import StridedInterval as SI
@@ -38,14 +39,10 @@ _TOP_SI = SI.top()
 _ZERO_SI = SI.const(0)
 
 
-#: Interning table: the components (by identity) -> the instance, so that equal values built
-#: independently (a block interpreted again) are usually the same object and the state's
-#: joins and comparisons stop at ``is``. Only a speed-up: equality never relies on it.
-_CACHE: dict[tuple, "Value"] = {}
-_CACHE_LIMIT = 1 << 17
+#: the components (by identity) -> the instance (`interning.py`)
+_CACHE = InternTable(1 << 17)
 _CONSTS: dict[int, "Value"] = {}  # Value.const
-_new = object.__new__
-_set = object.__setattr__
+_new, _set = new_instance, set_field
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -77,9 +74,7 @@ class Value:
         _set(self, "_hash", hash((si, aff, cong, region)))
         _set(self, "_reduced", None)
         if cls is Value:
-            if len(_CACHE) >= _CACHE_LIMIT:
-                _CACHE.clear()
-            _CACHE[key] = self
+            _CACHE.keep(key, self)
         return self
 
     def __eq__(self, other: object) -> bool:

@@ -3,7 +3,7 @@ shared and local bytes read before anything wrote them, and races on global memo
 between the threads the emulator runs. The events, recorded per warp like the others:
 
 - `uninitialized-register`: a thread reads a register that holds no value, in the sense
-  of `interp/reg_flow.py` (copies and selects pass definedness on, every other read is
+  of `ir/reg_flow.py` (copies and selects pass definedness on, every other read is
   a use); after the read it counts as defined for that thread (one event per path, as
   the rule reports). Each call starts the callee's registers undefined, its `.reg`
   parameters defined; a call defines the registers it returns.
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..interp.reg_flow import defined_at_entry, flows_of
+from ..ir.reg_flow import defined_at_entry, flows_of
 from ..ir.instructions.control import CallInst
 from ..ir.instructions.memory import Ld, Ldu, St
 from ..ir.instructions.sync import BarWarpSync, CtaBarrier

@@ -4,7 +4,7 @@ accesses, `.uni` branches and calls whose lanes disagree, barriers reached by pa
 warp or by threads at different barriers, traps, warp-synchronous instructions missing
 lanes of their member mask.
 
-The hardware model is the one of `interp/warp.py` and `arch.py`: a request's cost is
+The hardware model is the one of `threads/warp.py` and `arch.py`: a request's cost is
 the number of distinct 32-byte sectors its active lanes touch; shared memory has 32 banks
 of 4 bytes served 32 words per pass (16 lanes of 8-byte accesses, 8 of 16-byte ones), and
 the conflict degree of a pass is the most distinct words one bank serves (the same word

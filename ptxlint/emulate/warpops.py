@@ -7,10 +7,12 @@ chunk. `shfl` follows the ISA's pseudo-code (source lane from the mode, clamp va
 `c[4:0]` and segment mask `c[12:8]`); a lane whose source is out of range reads its own
 value and gets `p = false`; a source lane that is inactive supplies whatever its register
 holds. When lanes of `membermask` that have not exited are not executing the instruction
-with the others (undefined behaviour in PTX), a `warp-sync` event is recorded
-(`warp-barrier` for `bar.warp.sync`, the barrier `barrier-divergence` checks); lanes
-waiting where they can only leave the kernel silently (`Scheduler.leaving`) count as
-exited, as the instruction waits for them to exit.
+with the others, or a lane executes it that is not in the mask it passes (both undefined
+behaviour in PTX), a `warp-sync` event is recorded (details `missing` or `outside`;
+`warp-barrier` for `bar.warp.sync`); lanes waiting where they can only leave the kernel
+silently (`Scheduler.leaving`) count as exited, as the instruction waits for them to
+exit. `warp-sync-mask` must report both kinds, but a `bar.warp.sync` with an immediate
+mask is `barrier-divergence`'s (the soundness suite's `differential/match.py`).
 """
 from __future__ import annotations
 
@@ -63,13 +65,18 @@ def lane_bits(m, t: np.ndarray, flag) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_members(m, t: np.ndarray, member, what: str, kind: str = "warp-sync") -> np.ndarray:
-    """Per-thread bitmask of the warp's executing lanes; records lanes of `member` that
-    have not exited but do not execute this instruction."""
+    """Per-thread bitmask of the warp's executing lanes; records executing lanes whose
+    own bit is not in the mask they pass (`outside`), and lanes that some executing
+    lane's mask names, that have not exited but do not execute this instruction
+    (`missing`)."""
     run, active = lane_bits(m, t, True)
     w = m.warp[t]
     first = np.flatnonzero(np.concatenate([[True], w[1:] != w[:-1]]))
     live = _live_bits(m, w[first])
-    mem = np.broadcast_to(np.asarray(member, np.uint32), t.shape)[first]
+    per_lane = np.broadcast_to(np.asarray(member, np.uint32), t.shape)
+    _outside(m, t, per_lane, what, kind)
+    # lanes of one warp may pass different masks (two 16-lane tiles): any of them waits
+    mem = np.bitwise_or.reduceat(per_lane.astype(U32), first)
     missing = mem & live & ~active
     scheduler = getattr(m, "scheduler", None)
     if missing.any() and scheduler is not None:
@@ -83,6 +90,19 @@ def check_members(m, t: np.ndarray, member, what: str, kind: str = "warp-sync") 
                     "exited but do not execute it with the others", t[first[i]:end],
                     missing=lanes)
     return active[run]
+
+
+def _outside(m, t: np.ndarray, per_lane: np.ndarray, what: str, kind: str) -> None:
+    """Executing lanes whose own bit is not in their mask: undefined in PTX."""
+    bad = ((per_lane >> m.lane[t].astype(np.uint32)) & np.uint32(1)) == 0
+    if not bad.any():
+        return
+    w = m.warp[t]
+    for warp in np.unique(w[bad]):
+        sel = bad & (w == warp)
+        lanes = sorted(int(k) for k in m.lane[t[sel]])
+        m.obs.event(kind, m, f"{what}: lanes {lanes} execute it but are not in their "
+                    "member mask", t[sel], outside=lanes)
 
 
 def _live_bits(m, warps: np.ndarray, flags: np.ndarray | None = None) -> np.ndarray:

@@ -20,7 +20,7 @@ from ..ir.operands import Register, Symbol
 from ..ir.traits import Call
 from .context import Ctx
 from .facts import Facts
-from .arith_values import read
+from .transfer.arith_values import read
 
 SPECIAL_PREFIXES = ("%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid",
                     "%smid", "%nsmid", "%gridid", "%cluster", "%nclusterid", "%is_explicit",

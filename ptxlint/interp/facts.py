@@ -13,11 +13,30 @@ from ..domains.lattice import Tri
 from ..domains.state import State
 from ..domains.value import Value, tri_of
 from ..ir.instruction import Instruction
-from ..ir.operands import Address, Bracketed, registers_in
+from ..ir.operands import Address, Bracketed, Operand, registers_in
 from ..ir.traits import MemoryAccess
-from .context import Ctx
+from .context import ASSUMED_BUFFER_ALIGN, Ctx
+from .divergence import SyncDependence
 from .refine import assume
-from .transfer import address_value
+from .transfer.table import address_value, value_of
+
+
+@dataclass(frozen=True)
+class FixpointParams:
+    """The fixpoint's knobs (`interp/worklist.py`), kept here beside `Facts`: public, as
+    the rules hand them to the re-analyses they ask lint for (`RuleContext.reanalyze`)."""
+
+    join_visits: int = 2  # plain joins at a loop head before widening
+    max_visits: int = 64  # a block visited this often goes to top
+    narrowing_passes: int = 1
+    # seconds of the `Deadline` that `analysis.analyze` makes when its caller gives none
+    time_budget: float = 5.0
+    # instructions the fixpoint may interpret before it gives up (`WorkExceeded`): a
+    # budget for optional re-analyses that gives the same answer on every machine
+    max_work: int | None = None
+    memoize: bool = True  # replay an instruction whose inputs are those of its last run
+    # interpret only what the rules can observe (`relevance.py`); other registers unknown
+    rules_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +90,34 @@ class Facts:
         fixpoint found them."""
         return self._interp.sync
 
+    def entry_state(self, b: int) -> State:
+        """A fresh copy of block `b`'s state at the fixpoint, as the interpreter enters it
+        (refined by the edge it came in on)."""
+        return self._interp.entry_state(b)
+
+    def step(self, insn: Instruction, state: State) -> None:
+        """Interpret `insn` on `state` in place, as the fixpoint did: how the state after an
+        instruction is had (`walk`, `state_before`, the per-thread questions)."""
+        self._interp.step(insn, state)
+
+    def out_state(self, b: int) -> State | None:
+        """Block `b`'s state at its end (at its terminator), None when unreachable."""
+        return self._interp.out_states[b]
+
+    def out_edges(self, b: int) -> list[tuple[int, State]]:
+        """(successor, state) for each edge out of block `b`, each state refined by the
+        branch condition that takes the edge, as the fixpoint refined it."""
+        state = self._interp.out_states[b]
+        return [] if state is None else list(self._interp.edges(b, state))
+
+    def value_of(self, op: Operand, state: State, bits: int = 64) -> Value:
+        """The abstract value of an operand in `state` (a state of these facts)."""
+        return value_of(op, state, self.ctx, bits)
+
+    def address_value(self, addr: Address, state: State) -> Value | None:
+        """The abstract address an `[...]` operand names in `state`."""
+        return address_value(addr, state, self.ctx)
+
     def walk(self) -> Iterator[tuple[int, Instruction, State]]:
         """(block, instruction, state before it) for every reachable instruction,
         in layout order. The state is shared: copy it to keep it."""
@@ -79,20 +126,20 @@ class Facts:
             start = self.in_states[b]
             if start is None:
                 continue
-            state = self._interp._entry_state(b)
+            state = self.entry_state(b)
             for insn in block.instructions:
                 check()  # per instruction: blocks of thousands of them, tens of us each
                 yield b, insn, state
-                self._interp.step(insn, state)
+                self.step(insn, state)
 
     def state_before(self, insn: Instruction) -> State | None:
         self._interp.deadline.check()  # a walk over the block so far: per instruction asked
         b, i = self.cfg.position(insn)
         if self.in_states[b] is None:
             return None
-        state = self._interp._entry_state(b)
+        state = self.entry_state(b)
         for earlier in self.cfg.blocks[b].instructions[:i]:
-            self._interp.step(earlier, state)
+            self.step(earlier, state)
         return state
 
     def is_reachable(self, insn: Instruction) -> bool:
@@ -152,3 +199,8 @@ class Facts:
 
     def branch_is_divergent(self, block: int) -> bool:
         return block in self.divergent
+
+
+# what rules read from the fixpoint besides `Facts` (they import nothing else of interp/)
+__all__ = ["Access", "Facts", "FixpointParams", "SyncDependence", "ASSUMED_BUFFER_ALIGN",
+           "assume"]

@@ -23,7 +23,7 @@ from ..ir.instructions.integer import Add, Mad, Madc, Max, Min, Mul, Sub
 from ..ir.instructions.logic import And, Not, Shl
 from ..ir.instructions.move import Mov
 from ..ir.operands import Immediate, Operand, Register, is_special_register
-from .arith_values import read, special_value, view
+from .transfer.arith_values import read, special_value, view
 
 _ZERO = Value.const(0)
 
@@ -231,7 +231,7 @@ def _product(insn, d, result: Value, a: Value, b: Value, s: State, ctx, w: int,
     c = read(insn.c, s, ctx, ww, signed)
     link = product_link(d, result, insn.a, insn.b, a, b, c, ww, signed, ext, insn.c)
     if link is None and a.region is None and b.region is None:
-        from .arith import product  # noqa: PLC0415 - arith imports this module
+        from .transfer.arith import product  # noqa: PLC0415 - arith imports this module
         link = affine(d, result, insn.c, c, 1, product(mode, a, b, w, signed, ctx), ww, signed)
     return link
 

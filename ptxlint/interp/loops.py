@@ -34,7 +34,7 @@ from .links import readings
 def thresholds(cfg: CFG, out_states: list, head: int, new: State) -> dict:
     """Candidate bounds for each register compared by a branch in the loop of `head`,
     and (on demand) for each linked register, the bounds its link gives in `new`."""
-    loop = cfg._loops.get(head)
+    loop = cfg.loop(head)
     blocks = loop.body if loop is not None else (head,)
     found: dict[str, tuple[set[int], set[int], set[int]]] = {}
     for b in blocks:
@@ -211,7 +211,7 @@ class LoopCounters:
         hit = self._found.get(head)
         if hit is not None:
             return hit
-        body = [self.cfg.blocks[b].instructions for b in self.cfg._loops[head].body]
+        body = [self.cfg.blocks[b].instructions for b in self.cfg.loop(head).body]
         found = {}
         for insns in body:
             for insn in insns:

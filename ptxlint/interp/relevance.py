@@ -28,7 +28,7 @@ from ..ir.instructions.memory import Cvta, St
 from ..ir.module import Function
 from ..ir.operands import registers_in
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
-from .arith import CARRY
+from .transfer.arith import CARRY
 
 _SLICED: "weakref.WeakKeyDictionary[Function, frozenset[int]]" = weakref.WeakKeyDictionary()
 

@@ -27,7 +27,7 @@
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..cfg import CFG, is_brx
 from ..deadline import Deadline
@@ -38,8 +38,8 @@ from ..domains.value import Value, tri_of
 from ..ir.instruction import Instruction
 from ..ir.instructions.integer import Add, Sub
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
-from . import memory  # noqa: F401 - registers its transfer functions (as arith does)
-from .arith import CARRY
+from .transfer import memory  # noqa: F401 - registers its transfer functions (as arith does)
+from .transfer.arith import CARRY
 from .context import Ctx
 from .divergence import SyncDependence
 from .links import narrow_by
@@ -47,25 +47,26 @@ from .loops import LoopCounters, counter_step, counters_linked, shifted, thresho
 from .refine import assume, assume_cached, written_keys
 from .relevance import sliced_out
 from .relations import Relations
-from .transfer import transfer_for, unmodelled
+from .facts import FixpointParams
+from .transfer.table import transfer_for, unmodelled
 
 #: Modules whose transfer functions read and write registers only (never .param cells).
-_REGISTER_ONLY = __package__ + ".arith"
+_REGISTER_ONLY = __package__ + ".transfer.arith"
 
 
-@dataclass(frozen=True)
-class FixpointParams:
-    join_visits: int = 2  # plain joins at a loop head before widening
-    max_visits: int = 64  # a block visited this often goes to top
-    narrowing_passes: int = 1
-    # seconds of the `Deadline` that `analysis.analyze` makes when its caller gives none
-    time_budget: float = 5.0
-    # instructions the fixpoint may interpret before it gives up (`WorkExceeded`): a
-    # budget for optional re-analyses that gives the same answer on every machine
-    max_work: int | None = None
-    memoize: bool = True  # replay an instruction whose inputs are those of its last run
-    # interpret only what the rules can observe (`relevance.py`); other registers unknown
-    rules_only: bool = False
+
+class Memo(NamedTuple):
+    """One instruction's last run (`Interpreter._run`): the inputs it read and what it
+    did, replayed when the inputs are the same again."""
+
+    values: tuple  # of the registers the plan says it may read
+    comparisons: tuple  # their recorded comparisons (`State.conds`)
+    params_before: dict | None  # the .param cells, when they matter to it
+    written: tuple  # the registers it wrote
+    written_values: tuple
+    touched: tuple  # registers whose comparisons it changed (the written ones too)
+    touched_comparisons: tuple
+    params_after: dict | None  # the .param cells after it, None when unchanged
 
 
 class WorkExceeded(Exception):
@@ -143,11 +144,11 @@ class Interpreter:
         self._order = cfg.rpo_index
         self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
         self._sliced_out = sliced_out(cfg.function) if params.rules_only else frozenset()
-        self._memo: dict[int, tuple] = {}  # id(insn) -> its last inputs and effects
+        self._memo: dict[int, Memo] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
         self.loops = LoopCounters(cfg)
         heads = cfg.loop_heads  # block -> whether an edge from it enters a loop
-        self._enters = [any(s in heads and b not in cfg._loops[s].body for s in blk.succs)
+        self._enters = [any(s in heads and b not in cfg.loop(s).body for s in blk.succs)
                         for b, blk in enumerate(cfg.blocks)]
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
@@ -188,7 +189,7 @@ class Interpreter:
     def _visit(self, b: int) -> list[int]:
         """Interpret block b; the successors whose in-state grew."""
         self.visits[b] += 1
-        state = self._entry_state(b)
+        state = self.entry_state(b)
         out = self.interpret_block(b, state)
         self.out_states[b] = out
         changed = []
@@ -202,7 +203,7 @@ class Interpreter:
             self.requeue.clear()
         return changed
 
-    def _entry_state(self, b: int) -> State:
+    def entry_state(self, b: int) -> State:
         state = self.in_states[b].copy()
         if not self.divergent or b not in self.sync.at_merge:
             return state
@@ -295,7 +296,7 @@ class Interpreter:
                     and (len(self.divergent), self.refined_version) == divergent:
                 continue
             self.in_states[b] = incoming
-            self.out_states[b] = self.interpret_block(b, self._entry_state(b))
+            self.out_states[b] = self.interpret_block(b, self.entry_state(b))
             renarrowed.add(b)
 
     # ---- blocks and edges ----------------------------------------------------------------
@@ -367,10 +368,10 @@ class Interpreter:
         values = tuple(map(regs.get, keys))
         comparisons = tuple(map(conds.get, keys))
         last = self._memo.get(id(insn))
-        if last is not None and last[0] == values and last[1] == comparisons \
-                and (not with_params or last[2] == params):
-            new_params = last[7]
-            s.replay(last[3], last[4], last[5], last[6])
+        if last is not None and last.values == values and last.comparisons == comparisons \
+                and (not with_params or last.params_before == params):
+            new_params = last.params_after
+            s.replay(last.written, last.written_values, last.touched, last.touched_comparisons)
             if new_params is not None:
                 params.clear()
                 params.update(new_params)
@@ -390,10 +391,10 @@ class Interpreter:
         if tuple(map(conds.get, keys)) != comparisons:
             touched += tuple(k for k, c in zip(keys, comparisons)
                              if conds.get(k) is not c and k not in written)
-        self._memo[id(insn)] = (values, comparisons, before, written,
-                                tuple(map(regs.get, written)), touched,
-                                tuple(map(conds.get, touched)),
-                                None if not with_params or params == before else dict(params))
+        self._memo[id(insn)] = Memo(values, comparisons, before, written,
+                                    tuple(map(regs.get, written)), touched,
+                                    tuple(map(conds.get, touched)),
+                                    None if not with_params or params == before else dict(params))
 
     def _count(self, insn: Instruction, plan: tuple, s: State, key: str, step: int,
                w: int) -> None:
@@ -456,7 +457,7 @@ class Interpreter:
         if hit is None:
             hit = self._follows[(b, head)] = \
                 self.ctx.relations.follow_compared(b) \
-                if b in self.cfg._loops[head].body else ()
+                if b in self.cfg.loop(head).body else ()
         return hit
 
     def _carry(self, relations: tuple[Instruction, ...], st: State) -> bool:
@@ -470,7 +471,7 @@ class Interpreter:
         """Edges from b into a loop carry the loop's counters linked (`loops.py`)."""
         heads = self.cfg.loop_heads
         for i, (succ, st) in enumerate(list(edges)):
-            if succ in heads and b not in self.cfg._loops[succ].body:
+            if succ in heads and b not in self.cfg.loop(succ).body:
                 counters, compared = self.loops.counters(succ)
                 if counters:
                     st = self._entry_narrowed(b, st, counters)
@@ -491,7 +492,7 @@ class Interpreter:
         writes = self._loop_writes.get(head)
         if writes is None:
             writes = self._loop_writes[head] = frozenset(
-                r.key for b in self.cfg._loops[head].body
+                r.key for b in self.cfg.loop(head).body
                 for insn in self.cfg.blocks[b].instructions for r in insn.defs)
         regs = widened.regs
         for key, v in joined.regs.items():

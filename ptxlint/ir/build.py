@@ -7,11 +7,11 @@ symbols, unbalanced braces. It never raises on bad input.
 """
 from __future__ import annotations
 
-import gc
 import re
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity
+from ..gcpause import collector_paused
 from ..parse.grammar import Leaf, Node, SyntaxProblem, parse_statement
 from ..parse.lexer import TOKEN_RE, Statement, blank_comments, split_statements, token_offsets
 from ..source import SourceFile, Span
@@ -52,25 +52,20 @@ def parse_module(text: str, path: str = "<input>", *,
     caller has them already. `skip`: offsets of the `{` of
     function bodies to pass over: those functions keep their headers and get empty bodies
     (`lint_parallel` builds each kernel's body in one worker only)."""
-    # Parsing allocates hundreds of thousands of small acyclic objects; the cyclic
-    # garbage collector would rescan them again and again (a quarter of the time).
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    source = SourceFile(path, text)
-    builder = _ModuleBuilder(source)
-    builder.skip = skip
-    try:
-        if lexed is None:
-            builder.code = blank_comments(text)
-            builder.run(split_statements(builder.code))
-        else:
-            builder.code = lexed[0]
-            builder.run(lexed[1])
-    except RecursionError:  # pathological nesting in a constant expression
-        builder.error_at_offset(0, "input nests too deeply to parse")
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    # Parsing allocates hundreds of thousands of small acyclic objects (`gcpause.py`)
+    with collector_paused():
+        source = SourceFile(path, text)
+        builder = _ModuleBuilder(source)
+        builder.skip = skip
+        try:
+            if lexed is None:
+                builder.code = blank_comments(text)
+                builder.run(split_statements(builder.code))
+            else:
+                builder.code = lexed[0]
+                builder.run(lexed[1])
+        except RecursionError:  # pathological nesting in a constant expression
+            builder.error_at_offset(0, "input nests too deeply to parse")
     result = ParseResult(builder.module, builder.diagnostics, source, tuple(builder.skipped))
     # pyparsing's exceptions (for statement shapes seen the first time) keep the frames
     # that called it, this function's among them, until the collector finds them: what

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import struct
 from dataclasses import dataclass
 
 
@@ -76,3 +77,12 @@ TYPES: dict[str, DataType] = _table()
 def lookup(name: str) -> DataType | None:
     """The type for a modifier such as "u32" or ".u32", else None."""
     return TYPES.get(name[1:] if name.startswith(".") else name)
+
+
+def float_bits(v: float, bits: int) -> int:
+    """The IEEE bit pattern of a float immediate at 16, 32 or 64 bits."""
+    if bits == 64:
+        return struct.unpack("<Q", struct.pack("<d", v))[0]
+    if bits == 16:
+        return struct.unpack("<H", struct.pack("<e", v))[0]
+    return struct.unpack("<I", struct.pack("<f", v))[0]

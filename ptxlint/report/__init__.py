@@ -5,8 +5,10 @@ metadata and the LSP's links to rule docs."""
 from __future__ import annotations
 
 import inspect
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..demangle import demangle
 from ..diagnostics import Diagnostic, Severity
@@ -14,6 +16,18 @@ from ..diagnostics import Diagnostic, Severity
 INTERNAL_ERROR = "internal-error"
 CONFIG_ERROR = "config-error"
 DOCS_DIR = "docs/rules"
+
+
+def internal_error(path: str, exc: BaseException) -> Diagnostic:
+    """The finding a front end reports for a file whose lint raised `exc` (the CLI's
+    workers, the language server): where it happened, never a traceback."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    return Diagnostic(INTERNAL_ERROR, Severity.ERROR,
+                      f"internal error: {type(exc).__name__}: {exc}", path, None,
+                      help="please report this with the file; PTXLINT_DEBUG=1 shows "
+                           "the traceback",
+                      details={"exception": type(exc).__name__, "where": where})
 
 
 @dataclass(frozen=True)
@@ -179,4 +193,4 @@ def rule_info(rule_id: str) -> RuleInfo | None:
 
 __all__ = ["RuleInfo", "catalog", "rule_info", "pascal_name", "shown_path", "path_bytes",
            "hidden_summary", "other_instances",
-           "INTERNAL_ERROR", "CONFIG_ERROR", "DOCS_DIR"]
+           "INTERNAL_ERROR", "CONFIG_ERROR", "DOCS_DIR", "internal_error"]

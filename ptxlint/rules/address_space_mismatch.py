@@ -6,11 +6,10 @@ from collections.abc import Iterator
 
 from ..diagnostics import Certainty, Diagnostic, Severity
 from ..domains.space import Region
-from ..interp.transfer import value_of
 from ..ir.instructions import memory
 from ..ir.operands import Address, Symbol
 from .base import Rule, RuleContext
-from .out_of_bounds import Site, memory_sites
+from .memory_sites import Site, memory_sites
 
 WINDOWS = ("global", "shared", "local", "const", "param")
 # A generic address of these spaces is not an offset in their window (global memory
@@ -65,18 +64,43 @@ class AddressSpaceMismatch(Rule, id="address-space-mismatch", severity=Severity.
     """A state-space-qualified access or `cvta` is given an address of another space.
 
     ## What it does
-    Follows where each address comes from (a variable's state space, a kernel pointer
-    parameter's global buffer, `cvta` conversions) and reports an `ld`/`st`/`atom`/copy
-    whose state space cannot reach it: `ld.shared` through a global pointer, `ld.global`
-    of a `.shared` variable's address, a `.shared` access through a generic address
-    that was never converted with `cvta.to.shared`, a generic access through a
-    `.shared`/`.local`/`.const` window address, and `cvta` from the wrong space.
+    Follows where each address comes from (a variable's state space: `mov.u32 %r, tile`
+    is a `.shared` window address; a kernel pointer parameter's global buffer: a generic
+    address, turned into a global one by `cvta.to.global`; every `cvta` conversion) and
+    reports an instruction that names a state space (`ld.shared`, `st.global`,
+    `atom.shared`, `cp.async.ca.shared.global`, `cvta.to.shared` ...) whose space cannot
+    reach that address:
+
+    | Instruction | Address | `instruction_space` / `address_space` |
+    |---|---|---|
+    | `ld.shared` | a global pointer | `shared` / `global` |
+    | `ld.global` | the `.shared` window address of a variable | `global` / `shared` |
+    | `ld.global` | a generic address of shared memory (after `cvta.shared`) | `global` / `shared` |
+    | `ld.shared` (`.local`, `.const`) | a generic address of shared memory never converted with `cvta.to.shared` | `shared` / `generic` |
+    | generic `ld` | a `.shared`/`.local`/`.const` window address held in a register | `generic` / `shared` |
+    | `cvta.to.shared` | a global pointer | `shared` / `global` |
+    | `cvta.to.shared` / `cvta.shared` | an address already in the target form | `shared` / `shared` or `generic` |
+
+    Global memory has no separate window (its generic and global addresses coincide), so
+    `ld.global` through an unconverted kernel pointer is not reported, and a generic `ld`
+    written with a variable name (`ld.f32 %f1, [tile]`) is left to the assembler, which
+    takes the variable's generic address. Addresses of unknown origin are never reported.
+
+    Details: `instruction_space`, `address_space`, `object` (the variable or pointer
+    parameter the address belongs to, when known).
 
     ## Why is this bad?
-    Each state space is its own address window: a shared-memory offset is a small
-    number that means nothing to the global memory unit, and a global (or generic)
-    address is far outside the shared window. The access reads or writes an unrelated
-    location, or faults with an illegal address that aborts the context.
+    Each state space is its own address window: a shared-memory address is a small
+    offset inside the block's shared memory; handed to the global memory unit it names
+    some unrelated global location (usually unmapped: an illegal-address error that aborts
+    the context). A global or generic address handed to `ld.shared` is far outside the
+    shared window and reads garbage or faults. `cvta` converts between a window and the
+    generic space of *one* space: converting a global pointer with `cvta.to.shared`
+    produces a meaningless shared offset.
+
+    ## Certainty
+    An error, reported only when the address's space is proven (never for an address of
+    unknown origin).
 
     ## Example
     ```ptx
@@ -92,9 +116,35 @@ class AddressSpaceMismatch(Rule, id="address-space-mismatch", severity=Severity.
     ld.global.f32      %f1, [%rd2];
     ```
 
+    - Use the access that matches the address: `ld.global` for global pointers, `ld.shared`
+      for shared window addresses, a generic `ld` for generic addresses.
+    - Convert generic addresses before a window access (`cvta.to.shared`), and window
+      addresses before a generic one (`cvta.shared`); convert the pointer into the space it
+      belongs to (`__cvta_generic_to_shared(&tile[i])`, `cvta_wrong_pointer.ok`).
+
+    ## Limitations
+    - Provenance is lost when an address goes through memory (a pointer stored and loaded
+      back) or through operations the analysis does not follow (bit tricks, `mapa`):
+      such accesses are not checked.
+    - Kernel parameters are taken to point into global memory; a parameter that holds a
+      shared-memory address (possible with `__grid_constant__` tricks) would be misjudged.
+    - `.param` spaces (`cvta.param`, `ld.param::entry` through generic addresses) are not
+      checked.
+
+    ## Samples
+    Under `ptx_samples/address-space-mismatch/`, each with a clean twin:
+
+    - `shared_via_global.bad` (hand-written): `ld.shared` through a global pointer.
+    - `cvta_wrong_pointer.bad` (from CUDA): converts the wrong pointer for an inline-asm
+      shared store, `__cvta_generic_to_shared(in + i)` with `in` a global buffer.
+    - `global_of_shared.bad` (hand-written): `ld.global` of a shared tile's address.
+    - `generic_shared_as_global.bad` (hand-written): `ld.global` through `cvta.shared` of
+      the tile.
+
     ## Suppress
     `--disable address-space-mismatch` on the command line, or
-    `disable = ["address-space-mismatch"]` in `[tool.ptxlint]`.
+    `disable = ["address-space-mismatch"]` in `[tool.ptxlint]`; one line:
+    `// ptxlint: disable=address-space-mismatch` (`docs/suppression.md`).
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
@@ -108,7 +158,7 @@ class AddressSpaceMismatch(Rule, id="address-space-mismatch", severity=Severity.
                 state = rc.facts.state_before(insn)
                 if state is None:
                     continue  # unreachable
-                source = value_of(insn.operands[1], state, rc.facts.ctx)
+                source = rc.facts.value_of(insn.operands[1], state)
                 found = cvta_mismatch(insn, source.region)
                 if found is not None:
                     yield self._cvta(rc, insn, source.region, found)

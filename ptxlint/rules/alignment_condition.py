@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..interp.facts import Facts
-from ..interp.worklist import FixpointParams
+from ..interp.facts import Facts, FixpointParams
 from ..ir.operands import Register, Symbol
 from ..ir.types import Kind
 from ..launch import param_value
@@ -145,16 +144,11 @@ class AlignmentSearch:
         if key not in self.cache:
             if len(self.cache) >= PROBES or self.spent >= self.budget:
                 raise TimeoutError
-            from ..analysis import analyze  # noqa: PLC0415 - re-analysis on demand
             rc = self.rc
             launch = replace(rc.launch, multiples={**rc.launch.multiples, **multiples})
-            with rc.deadline.phase("re-analysis with " + ", ".join(
-                    f"{p} % {m} == 0" for p, m in multiples.items())):
-                result = analyze(rc.function, launch, module=rc.module, params=PROBE_PARAMS,
-                                 deadline=rc.deadline)
-            if result.stopped is not None:
-                raise result.stopped  # the kernel's budget: stop the rule
-            facts = result.facts
+            # past the kernel's budget this raises: the rule stops
+            facts = rc.reanalyze(launch, PROBE_PARAMS, "re-analysis with " + ", ".join(
+                f"{p} % {m} == 0" for p, m in multiples.items()))
             self.spent += PROBE_WORK if facts is None else facts.work
             self.cache[key] = facts
         return self.cache[key]

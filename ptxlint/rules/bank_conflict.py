@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Certainty, Diagnostic, Severity
 from ..domains.align import Congruence
 from ..interp.facts import Access
-from ..interp.warp import GRANULE_BITS, WARP_SIZE, BankConflict as Conflict, WarpPattern, \
+from ..arch import BANK_BYTES, WARP_SIZE, bank_phase_lanes
+from ..threads.warp import GRANULE_BITS, BankConflict as Conflict, WarpPattern, \
     bank_conflict, restrict
 from ..ir.instructions.memory import StBulk
 from ..ir.instructions.tensor import Ldmatrix, Stmatrix
@@ -18,7 +19,6 @@ from .wording import (address_text, assumption_notes, lane_notes, lane_text, obj
                       unchecked_note)
 
 KINDS = ("load", "store", "atomic", "reduce")
-BANK_BYTES = 4
 
 
 class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
@@ -26,21 +26,60 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
     """Lanes of one warp hit the same shared-memory bank at different addresses.
 
     ## What it does
-    For every shared-memory load, store and atomic (vector `.v2`/`.v4` forms and
-    `ldmatrix`/`stmatrix` included), finds the worst n-way bank conflict: the largest
-    number of distinct 4-byte words one bank must deliver in one pass. Lanes reading the
-    same word share it (a broadcast); 8-byte accesses are served a half-warp at a time
-    and 16-byte accesses a quarter-warp at a time, so only lanes of the same phase can
-    conflict. Only the lanes that run the access count (its guard and the divergent
-    branches deciding it, evaluated thread by thread); with the block shape known, an
-    address with no lane form (`tid / 16`, `tid & 31`, an XOR swizzle) is computed lane
-    by lane. Conflicts of two ways or more are reported.
+    For every shared-memory load, store and atomic (`ld`/`st`/`atom`/`red` in `.shared`,
+    generic ones whose address is traced to a shared variable, vector `.v2`/`.v4` forms,
+    `ldmatrix` and `stmatrix`), finds the worst n-way bank conflict: the largest number of
+    distinct 4-byte words one bank must deliver in one pass. Shared memory has 32 banks;
+    word `w` lives in bank `w % 32`. The rule places the lanes of each warp (block shape
+    from the launch or `.reqntid`), computes every lane's byte offset and, for each phase of
+    the access, counts the distinct words of each bank:
+
+    - only the lanes that run the access count: its guard and the divergent branches that
+      decide it are evaluated thread by thread (`if (idx < 16) s[idx * 6]` in a 64-thread
+      block: 16 lanes 6 words apart, in 16 banks, no conflict; a loop counter such as a
+      reduction's `s` is tried at every value the analysis allows, with the lanes each
+      value lets through);
+    - with the block shape known, an address the lane form cannot express (`tid / 16`,
+      `tid & 31`, an XOR swizzle, a `min`/`max` clamp, a `selp` between two addresses, an
+      index read from an initialised `__constant__` table) is computed lane by lane from its
+      definitions (`tile[threadIdx.x / 16 * 8 + i]` in a register-blocked SGEMM: two rows of
+      16 lanes, 64 words apart, 2-way);
+    - lanes reading the same word share it (a broadcast: `s[0]` read by every lane is fine);
+    - 8-byte accesses are served a half-warp (16 lanes) at a time and 16-byte accesses a
+      quarter-warp (8 lanes) at a time, so only lanes of the same phase can conflict;
+    - `ldmatrix`/`stmatrix` take one 16-byte row address from each of lanes 0-7 (`.x1`),
+      0-15 (`.x2`) or 0-31 (`.x4`); each group of 8 rows is one phase.
+
+    Conflicts of 2 ways or more are reported. Details: `ways` (n) and `bank` (the bank of
+    the worst conflict). ptxas chooses where a shared variable lives, so bank numbers are
+    counted from the start of the variable when every warp's lane 0 sits at the same offset
+    modulo 128 bytes, and from lane 0's bank otherwise; a note says which.
+
+    Addresses that are neither affine in the thread index nor, with the block shape known,
+    computable lane by lane (data-dependent indices, values the analysis loses; without the
+    block shape every non-affine address) are listed in one note per kernel ("bank
+    conflicts not checked for 3 shared-memory accesses ..."), never skipped silently and
+    never warned about.
 
     ## Why is this bad?
     Shared memory is split into 32 banks of 4 bytes, each serving one word per cycle.
-    An n-way conflict serialises the access into n passes: a column walk through a
-    `float tile[32][32]` makes all 32 lanes wait on one bank, 32 times slower than a
-    row walk.
+    When n lanes of a phase need n different words of one bank, the hardware splits the
+    request into n conflict-free passes: a 32-way conflict makes a warp's shared-memory
+    access 32 times slower. The classic case is a column walk through a
+    `float tile[32][32]`: the row stride of 128 bytes is exactly one pass over the 32
+    banks, so every element of a column is in the same bank.
+
+    ## Certainty
+    A warning. *Definite* when the block shape is known, the lanes that run the access are
+    known exactly (each condition that splits a warp was evaluated thread by thread), every
+    execution has the conflict and it does not depend on where lane 0 falls within its
+    word. *Possible* ("possible 2-way ...") when the block shape was assumed (a note says
+    how), the alignment is unknown, or a condition could not be evaluated lane by lane
+    (`if (tid < n)` with `n` unknown: counted over every lane that may run the access, a
+    note says so); "up to 8-way" when the lanes depend on a runtime value or a loop counter
+    (a note names it): the worst case is shown. Without a block shape the conflict is
+    counted for every selection of lanes the conditions allow any warp (assuming whole
+    warps along `%tid.x`), so the count is an upper bound.
 
     ## Example
     ```ptx
@@ -58,8 +97,56 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
     ld.shared.f32   %f1, [%r5];
     ```
 
+    - Pad each row by one word: `float tile[32][33]` puts element `(r, c)` in bank
+      `(r + c) % 32`, so a column is spread over all banks (`column.ok`, `ways.ok` with odd
+      strides). For 16-byte rows read by `ldmatrix`, pad by 16 bytes (`matrix.ok`: 144-byte
+      rows).
+    - Or XOR-swizzle the column index (`tile[r][c ^ r]`, `column_swizzled.ok`: checked lane
+      by lane).
+    - For vector accesses, let the lanes of each phase cover consecutive elements, e.g. store
+      a pair as one `float2` (`box_muller.ok`, `vector.ok`).
+
+    ## Limitations
+    - Without the block shape, XOR swizzles and other bit arithmetic on `%tid` leave the
+      affine domain: such accesses are listed as not checked rather than proven
+      conflict-free. Give `block=` in the launch to check them lane by lane.
+    - Lane by lane, uniform values with more than 1024 possible values (a kernel parameter
+      not given in the launch) stay symbols: exact where they cancel between lanes, but a
+      condition on one cannot select lanes, and a product of one with the thread index has
+      no lane-by-lane value (the lane form with sampled coefficients is used instead).
+    - A divergent loop exit around the access (lanes leaving at different trips) makes the
+      selection an upper bound: the finding is then possible, not definite.
+    - An initialised `.const` table is assumed to hold its initial values (the host does not
+      rewrite it with `cudaMemcpyToSymbol` before the launch).
+    - `cp.async` writes into shared memory, `wgmma`/`tcgen05` descriptors and TMA are not
+      checked.
+
+    ## Samples
+    Under `ptx_samples/bank-conflict/`, each with its CUDA source and a clean twin:
+
+    - `column.bad`: a transpose through an unpadded `float tile[32][32]`, read by column
+      (32-way); `column.ok` pads the rows, `column_swizzled.ok` XOR-swizzles the column.
+    - `ways.bad`: word strides 2, 4, 8, 16, 32 and a 32-way `atom.shared`.
+    - `sgemm_blocked.bad`: a register-blocked SGEMM, `threadIdx.x / (BN/TN)` row mapping:
+      2-way scalar reads of a row-major A tile, 2-way `float4` reads of B at a 32-byte lane
+      stride; `sgemm_blocked.ok` transposes and pads A and reads B as two `float4` half a
+      tile apart.
+    - `reduce_interleaved.bad`: a tree reduction with `index = 2*s*tid`: up to 8-way at 256
+      threads, the guard `index < blockDim.x` leaving fewer lanes as `s` grows; its
+      `tid % (2*s)` twin in the same file has no conflict, each survivor reads its own word;
+      `reduce_interleaved.ok`: sequential addressing.
+    - `guarded.bad`: 16 lanes 8 words apart: 4-way; `guarded.ok`: 6 words apart, 16 banks.
+    - `vector.bad`: `float4`/`float2` reads skipping every other element: 2-way within a
+      quarter- or half-warp.
+    - `box_muller.bad`: pairs interleaved at `z[2t]`, `z[2t+1]`: 2-way stores.
+    - `matrix.bad`: `ldmatrix`/`stmatrix .x4` on 128-byte rows: 8-way.
+    - `loop_rows.bad`: a per-thread row of `SEG` words walked in a loop: 2-, 4-, 8- and
+      16-way for `SEG` = 2, 4, 8, 16.
+    - `generic.bad`: a generic store into shared memory.
+
     ## Suppress
-    `--disable bank-conflict`, or `disable = ["bank-conflict"]` under `[tool.ptxlint]`.
+    `--disable bank-conflict`, or `disable = ["bank-conflict"]` under `[tool.ptxlint]`;
+    one line: `// ptxlint: disable=bank-conflict` (`docs/suppression.md`).
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
@@ -193,7 +280,7 @@ def _phase_notes(acc: Access, used: int | None, conflict: Conflict) -> list[str]
     if used is not None:
         notes.append(f"`{acc.insn.opcode}` takes one 16-byte row address from each of "
                      f"lanes 0-{used - 1}")
-    per = WARP_SIZE // min(WARP_SIZE, max(1, -(-acc.width // BANK_BYTES)))
+    per = bank_phase_lanes(acc.width)
     if per < WARP_SIZE:
         part = {16: "a half-warp", 8: "a quarter-warp"}.get(per, f"{per} lanes")
         first = conflict.phase * per

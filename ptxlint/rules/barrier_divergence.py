@@ -1,6 +1,6 @@
 """`barrier-divergence`: a barrier that some threads of the block (or, for `bar.warp.sync`
 and barriers with a thread count, of a warp) skip or reach a different number of times.
-`interp/barrier_split.py` finds the branch that may split it; this module words it."""
+`threads/barrier_split.py` finds the branch that may split it; this module words it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -8,13 +8,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Certainty, Diagnostic, Related, Severity
-from ..interp.barrier_split import BarrierSplits, Split, same_id, source_line
+from ..threads.barrier_split import BarrierSplits, Split, same_id, source_line
+from ..threads.grid_barrier import grid_barriers
 from ..ir.instruction import Instruction
 from ..ir.instructions.sync import BarrierCluster, BarWarpSync, CtaBarrier
 from ..ir.traits import Barrier, Call
 from . import warp_rows
+from .grid_sync import grid_split, in_grid
 from .base import Rule, RuleContext
-from .uncoalesced_access import lane_text
+from .wording import lane_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,32 +26,105 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
     of times.
 
     ## What it does
-    Checks every `bar.sync`/`barrier.sync`, `bar.red`/`barrier.red`, cluster barrier and
-    call of a function that executes one: each branch deciding whether the barrier runs
-    (an `if` around it, the exit test of a loop containing it, an early `ret`/`exit`)
-    must send every thread of the block the same way. The condition is checked for the
-    whole block, not only the warp: `%tid.y < 4` agrees within each warp of a 32x8 block
-    but splits the block. A barrier with a thread count (`bar.sync 1, 64`,
-    `bar.arrive 1, 64`) is meant for some warps only, so it is checked for warps that
-    split. `bar.warp.sync` is checked against its member mask: the lanes that execute it
-    must all be in the mask, and every lane of the mask that has not left the kernel must
-    reach it (lanes that only exit, as after `if (i >= n) return;`, are not waited for).
-    With the block shape unknown, a warp found split only because `%tid.x / 32` may differ
-    within a warp (a 2-D block whose `ntid.x` is not a multiple of 32) is a note.
+    Checks every `bar.sync`/`barrier.sync`, `bar.red`/`barrier.red`, `bar.arrive`,
+    `barrier.cluster` and `call` of a function that executes one, and `bar.warp.sync`
+    (`__syncwarp`). A barrier runs in a thread when every branch it is control dependent
+    on goes its way: an `if` around it, the exit test of a loop containing it, an early
+    `ret`/`exit` (a guarded `@%p ret` is such a branch). The rule takes the *iterated*
+    control dependence of the barrier's block (the branches deciding whether those
+    branches run too), plus the barrier's own guard, and asks of each whether it may send
+    threads of one block different ways.
 
-    It is an error when the threads that skip the barrier may wait at another one (the
-    two barriers pair up, or the block deadlocks), and a warning when they only leave the
-    kernel: the barrier then waits for the threads that have not exited, but `bar.sync`
-    is `.aligned`, which the PTX ISA leaves undefined in code not every thread runs
-    (`barrier.sync` without `.aligned` is allowed there and not reported). The finding
-    is definite when the launch's block shape shows threads going both ways.
+    That is a block-level question, stronger than warp-level uniformity: with a 32x8 block
+    every warp is one row, so `%tid.y < 4` agrees within each warp yet warps 4-7 go the
+    other way. A forward taint analysis over the final CFG answers it:
+
+    - sources: `%tid.*`, `%laneid`, `%warpid`, the lane masks, the clocks (unless the
+      launch pins them to one number, e.g. `%tid.y` when `ntid.y = 1`); results that differ
+      per thread whatever the inputs: atomics, `.local` loads, warp collectives (`vote`,
+      `shfl`, `redux`, `match`, `activemask`, ...), calls, unmodelled instructions;
+    - data: a result is block-varying when an operand, an address register or the guard
+      is;
+    - control: where threads that took different ways at a block-varying branch meet, the
+      registers written in between are block-varying (the same sync dependence as for
+      warps);
+    - a branch is block-varying when its predicate is and the facts do not decide it.
+
+    `bar.red` results and loads from a block-uniform address are uniform: every thread of
+    the block gets the same value (for loads, assuming no other thread writes that memory
+    meanwhile, which would be a race that `shared-memory-race` reports).
+
+    Grid-wide barriers (cooperative groups' `this_grid().sync()`, which nvcc inlines) are
+    recognised by what they do (`threads/grid_barrier.py`): a whole-block barrier, then an
+    `atom`/`red` at gpu or system scope on a global word (one thread arrives for its
+    block), then a loop spinning on `.acquire`/`.relaxed`/`.volatile` loads of the same
+    word. Every block must arrive, so the entry barrier is also checked for branches that
+    may send whole *blocks* different ways (the same taint analysis with `%ctaid` and
+    `%smid` as sources too): "`barrier.sync 0` may not be reached by every block of the
+    grid", an error (`details.skipped_by = "block"`, `grid = true`). A block-level finding
+    on that barrier gets a note saying so (`grid = true`), and the barrier that closes the
+    grid barrier is not reported again.
+
+    Barriers with a thread count (`bar.sync 1, 64`, `bar.arrive 1, 64`) are meant for some
+    warps only, so they are checked for a split *warp* instead (the warp divergence,
+    refined by evaluating the predicate in every lane when the block shape is known:
+    `%tid.x < 64` keeps warps whole and is fine, `%tid.x < 48` splits warp 1).
+
+    `bar.warp.sync mask` with a known mask: when no branch splits the warp before it, every
+    lane of the warp reaches it and every lane must be in the mask; when one branch does
+    and the block shape lets the rule evaluate it lane by lane, the lanes that get there
+    must be exactly those of the mask. Other cases are left alone, except a full mask
+    (`0xffffffff`) under a warp-divergent branch, reported as possible. `bar.warp.sync`
+    waits only for the lanes of its mask that have not exited, so lanes that turn away only
+    to leave the kernel (running nothing but loads, register arithmetic and branches on
+    their way to `ret`/`exit`: `if (i >= n) return;` before a `__syncwarp()`) are not
+    missing participants. A lane that is still running (it stores, synchronises, calls, or
+    loops back) while the others wait is missing from the mask: an error, `exit_tail.bad`.
+
+    Warp-level uniformity (`%tid.x / 32` with whole-row warps, `__shfl_sync(mask, v, 0)`,
+    votes, `redux.sync`; see `divergent-bra-uni`) decides whether a branch splits a warp.
+    With the block shape unknown, a `bar.warp.sync` or counted barrier found split only
+    because `%tid.x / 32` might differ within a warp is re-checked assuming whole-row warps
+    and, when that settles it, reported as a note "... when the block is 2-D or 3-D and
+    `%ntid.x` is not a multiple of 32" (`details.condition = "block shape"`).
+
+    Details: `barrier` (the opcode), `branch` (the line of the deciding branch, or of the
+    barrier for its own guard), `source` (where the difference comes from: `%tid.x`, an
+    opcode such as `atom.shared.add.u32`, `control`, `unknown`), `skipped_by` (`barrier`:
+    the skipping threads may reach another barrier; `exit`: they only leave the kernel;
+    `block`: whole blocks skip a grid barrier), `grid` (the barrier opens a grid barrier).
+    For `bar.warp.sync`: `mask` and `branch`. Only the first copy of each CUDA barrier (by
+    `.loc` line, and the line it is inlined at) is reported; copies nvcc made by unrolling
+    or splitting a loop count as the same barrier.
 
     ## Why is this bad?
     A barrier completes when every (non-exited) thread of the block has arrived. A
     thread that skips it leaves the others waiting forever, or arrives at the next
     barrier instead and releases them early: the reads after the barrier then race with
     writes before it. The symptom is a hang or wrong results that change with the
-    schedule.
+    schedule and the GPU.
+
+    ## Certainty
+    An error when the threads that skip the barrier may reach *another* barrier (the two
+    pair up, releasing threads early, or, with different barrier numbers, the block
+    hangs). A warning when they only leave the kernel: that does not block the barrier on
+    current hardware (the PTX ISA: `barrier` waits for the *non-exited* threads, and
+    `exit` releases a barrier that only the exiting threads were holding up), but
+    `bar.sync` is `.aligned`, which the PTX ISA leaves undefined in code not every thread
+    of the block runs, and the CUDA guide allows `__syncthreads()` only where the
+    condition is the same in the whole block. `barrier.sync` without `.aligned` is what
+    cooperative groups' `this_thread_block().sync()` compiles to; the PTX ISA defines it
+    with exited threads, but the CUDA cooperative-groups contract requires every thread of
+    the group to take part in a collective (undefined behaviour otherwise), and PTX cannot
+    tell hand-written `barrier.sync` from that call: a warning as well (`cg_exit.bad`).
+
+    *Definite* when the block shape is known, the deciding branch is reached by every
+    thread of the block, and evaluating its predicate in every thread of some block of the
+    launch shows both ways: the predicate must be a function of the thread index,
+    constants, values the facts pin to one number, and `%ctaid` when the grid is given.
+    The label then names the threads ("threads 232-255 of block 3 skip it"). *Possible*
+    otherwise ("may not be reached"). A barrier in a loop whose exit test differs between
+    threads is reported as "may be reached a different number of times".
 
     ## Example
     ```ptx
@@ -71,24 +146,94 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
     bar.sync        0;                  // every thread of the block arrives
     ```
 
+    Compute the condition, then synchronise where every thread passes. For a loop, make
+    the trip count the same in every thread (walk the data a block-wide tile at a time and
+    let threads past the end load a neutral value, `loop_trip.ok`). For a named barrier,
+    split by warp (`%tid.x / 32 < 2`), not by lane. For `__syncwarp`, pass the mask of the
+    lanes that really arrive.
+
+    ## Limitations
+    - Block-level uniformity is a taint analysis: a register computed from `%tid.x` in a
+      way that ends up the same in every thread (`%tid.x * 0`, `%tid.x - %tid.x`) still
+      counts as varying unless the facts fold it to a constant.
+    - A barrier whose number is a register is not checked for threads using different
+      numbers; the thread count of a named barrier is not compared with the warps that
+      arrive.
+    - `mbarrier` waits, `cp.async.wait_group` and cluster-wide barriers across blocks are
+      not modelled as barriers here. A grid barrier is recognised only in the
+      arrive-then-spin shape above; whether a skipped one hangs depends on whole blocks
+      skipping it, so that finding is never definite.
+    - `bar.warp.sync` is checked only with a known mask, and under a divergent branch only
+      when one branch splits the warp and the block shape is known. A computed mask
+      (`__syncwarp(__ballot_sync(...))`, `__activemask()`), and `shfl.sync`, `vote.sync`
+      and the other collectives, are `warp-sync-mask`'s: one defect, one rule.
+    - A butterfly reduction (`cg::reduce` on floats) is not known to leave one value in
+      every lane: a `__syncwarp()` under a branch on its result, with lanes that go on
+      running, is reported as possible.
+    - Barriers inside a called `.func` are seen at the call; the callee's own branches are
+      not.
+
+    ## Samples
+    Under `ptx_samples/barrier-divergence/`, each with its CUDA source and a clean twin:
+
+    - `tid_guard.bad`: `if (t < 32) { ...; __syncthreads(); }` followed by another
+      `__syncthreads()`: threads 32-127 pair the two barriers up.
+    - `loop_trip.bad`: a barrier in a loop whose trip count depends on the thread (a
+      warning: the early leavers exit); `loop_trip.ok` walks block-wide tiles.
+    - `early_exit.bad`: threads past the end of the array `return` before the barrier (a
+      warning, definite with the launch's grid).
+    - `row_split.bad`: `%tid.y < 4` in a 32x8 block: warp-uniform, block-divergent; the
+      rows that skip the barrier also race with the others (a `shared-memory-race`).
+    - `named_barrier.bad`: `bar.sync 1, 64` under `%tid.x < 48`: warp 1 split, the block
+      hangs.
+    - `warp_mask.bad`: `bar.warp.sync -1` reached by lanes 0-15 only, while lanes 16-31 go
+      on to a store.
+    - `shuffle_broadcast.bad`: a row sum broadcast per half-warp,
+      `__shfl_sync(..., 0, 16)`, then a full-mask `__syncwarp()` under a branch on it; the
+      `.ok` twin broadcasts from lane 0 of the warp.
+    - `vote_loop.bad`: lanes leave a loop containing `__syncwarp()` at their own sentinel;
+      the `.ok` twin decides with `__any_sync` and sums with `__reduce_add_sync`.
+    - `exit_tail.bad`: the tail lanes skip the exchange but go on to store; in the `.ok`
+      twin they `return` first.
+    - `cg_exit.bad`: `early_exit` with cooperative groups: `this_thread_block().sync()`
+      (`barrier.sync`, not `.aligned`) after threads past the end returned (a warning).
+    - `grid_sync.bad`: blocks past the data `return` before `grid.sync()` in a
+      cooperative launch: the other blocks wait for them forever; the twin guards the
+      work only.
+    - `halving_loop.bad`: a halving reduction whose barrier sits under `t < d / 2`; the
+      twin, `for (d = blockDim.x; d > 0; d >>= 1)` with the barrier first in the loop, is
+      clean with or without a block shape (issue #22's "barrier-free path": the loop
+      runs at least once for every legal block).
+
     ## Suppress
     `--disable barrier-divergence`, or `disable = ["barrier-divergence"]` under
-    `[tool.ptxlint]`.
+    `[tool.ptxlint]`; one line: `// ptxlint: disable=barrier-divergence`
+    (`docs/suppression.md`).
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         if not any(isinstance(i, (Barrier, BarWarpSync, Call)) for i in rc.function.instructions):
             return
         splits = BarrierSplits(rc.facts, rc.module)
+        grid = grid_barriers(rc.facts)
+        closing = {id(g.exit): g for g in grid.values() if g.exit is not None}
         # copies of one CUDA barrier (an unrolled loop) make one finding: the first copy
         # that splits, with the other split copies as related locations
         found: dict[tuple, list[list[Diagnostic]]] = {}
+        opened: set[int] = set()  # grid barriers whose entry has a finding
         for insn, kind in splits.sites:
             rc.deadline.check()
             key = (kind, source_line(insn) or id(insn))
+            if id(insn) in closing and id(closing[id(insn)].entry) in opened:
+                continue  # the same grid barrier: one finding, at its entry
             ds = [d for d in _findings(self, rc, splits, insn, kind) if d is not None]
             if ds and kind != "cta" and _rows_agree(self, rc, insn, kind):
                 ds = [_conditional(d) for d in ds]
+            if kind == "cta" and id(insn) in grid:
+                ds = [in_grid(d, grid[id(insn)]) for d in ds] if ds else \
+                    grid_split(self, rc, grid[id(insn)])
+                if ds:
+                    opened.add(id(insn))
             if ds:
                 found.setdefault(key, []).append(ds)
         for first, *copies in found.values():
@@ -131,9 +276,6 @@ def _conditional(d: Diagnostic) -> Diagnostic:
 def _report(rule: Rule, rc: RuleContext, splits: BarrierSplits, insn: Instruction, kind: str,
             split: Split) -> Diagnostic | None:
     other = splits.other_barrier(insn, split)
-    aligned = not isinstance(insn, (CtaBarrier, BarrierCluster)) or insn.is_aligned
-    if other is None and not aligned:
-        return None  # barrier.sync waits only for the threads that have not exited
     sure = split.skipping is not None and bool(split.skipping.any())
     line = _line(split.where)
     where = "its guard" if split.where is insn else f"the branch at line {line}"
@@ -163,15 +305,25 @@ def _message(insn: Instruction, kind: str, split: Split, sure: bool) -> str:
 
 def _next_barrier(insn: Instruction, other: Instruction | None) -> str:
     """What the threads that skip `insn` do next, and what that does."""
-    if other is None:
+    if other is None and _aligned(insn):
         return ("the threads that skip it leave the kernel: the barrier waits only for "
                 f"threads that have not exited, but `{insn.full_opcode}` is `.aligned`, which "
                 "the PTX ISA leaves undefined in code not every thread of the block runs")
+    if other is None:
+        group = "cluster" if isinstance(insn, BarrierCluster) else "thread_block"
+        return ("the threads that skip it leave the kernel: the hardware releases "
+                f"`{insn.full_opcode}` without them, but it is the barrier of cooperative "
+                f"groups' `this_{group}().sync()`, which CUDA requires every thread of the "
+                "group to call (undefined behaviour otherwise)")
     there = f"the threads that skip it may wait at `{_text(other)}` on line {_line(other)}"
     if same_id(insn, other) is False:
         return f"{there} instead, another barrier: neither completes and the block hangs"
     return (f"{there} instead: the two barriers pair up (releasing the others early) or the "
             "block never completes either")
+
+
+def _aligned(insn: Instruction) -> bool:
+    return not isinstance(insn, (CtaBarrier, BarrierCluster)) or insn.is_aligned
 
 
 def _who(splits: BarrierSplits, skipping: np.ndarray | None, kind: str) -> str:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from ..arch import Arch
 from ..deadline import Deadline
 from ..diagnostics import Certainty, CudaLocation, Diagnostic, Related, Severity
-from ..interp.facts import Facts
+from ..interp.facts import Facts, FixpointParams
 from ..ir.instruction import Instruction
 from ..ir.module import Function, Module, Variable
 from ..ir.traits import MemoryAccess
@@ -28,9 +28,25 @@ RULES: dict[str, type["Rule"]] = {}
 ALIASES: dict[str, str] = {}
 
 
+class Replay(Protocol):
+    """lint's emulated run of one kernel under its exact launch (`ptxlint/replay.py`)."""
+
+    failure: str | None  # why an attempted run gave no answer
+
+    def extent(self, insn: Instruction, obj: str, space: str
+               ) -> tuple[int, int, str | None] | None: ...
+
+
+# lint's services (`lint.rule_context` builds them): (function, launch, params, deadline)
+# -> an `AnalysisResult`, and the context -> its kernel's replay. A rule asks them through
+# its context (`reanalyze`, `replay`); it never runs the analysis or the emulator itself.
+Reanalysis = Callable[[Function, Any, FixpointParams, Deadline], Any]
+Replayer = Callable[["RuleContext"], Replay]
+
+
 @dataclass
 class RuleContext:
-    """What a rule may consult besides the facts."""
+    """What a rule may consult besides the facts, and the services it may ask for."""
 
     module: Module
     function: Function
@@ -44,6 +60,32 @@ class RuleContext:
     # the kernel's time budget (`deadline.py`): a rule checks it in its loops that grow
     # with the kernel (per access, per pair) and hands it to the re-analyses it asks for
     deadline: Deadline = field(default_factory=Deadline)
+    # lint's services: None where a context is built without them (asking then fails)
+    reanalysis: Reanalysis | None = None
+    replayer: Replayer | None = None
+    _replay: Replay | None = field(default=None, init=False, repr=False, compare=False)
+
+    def reanalyze(self, launch, params: FixpointParams, phase: str) -> Facts | None:
+        """The function's facts under another `launch` (the same function and module),
+        within the kernel's time budget, as deadline phase `phase`; None when the
+        re-analysis gave up within `params` (`max_work`). Raises `DeadlineExceeded`
+        when the kernel's budget runs out: the rule stops, as in any phase."""
+        if self.reanalysis is None:
+            raise RuntimeError("this rule context has no re-analysis service")
+        with self.deadline.phase(phase):
+            result = self.reanalysis(self.function, launch, params, self.deadline)
+        if result.stopped is not None:
+            raise result.stopped
+        return result.facts
+
+    def replay(self) -> Replay:
+        """The kernel under its exact launch, run on the emulator once, on first use
+        (one per context: its answers are shared by the rule's questions)."""
+        if self._replay is None:
+            if self.replayer is None:
+                raise RuntimeError("this rule context has no replay service")
+            self._replay = self.replayer(self)
+        return self._replay
 
     @property
     def kernel(self) -> Function:

@@ -21,9 +21,9 @@ from ..domains.lattice import Tri
 from ..domains.state import State
 from ..domains.strided import StridedInterval as SI
 from ..domains.value import Value
-from ..interp.barrier_intervals import control_closure
-from ..interp.barrier_split import truth_rows
-from ..interp.warp import lanes, warp_count
+from ..threads.barrier_intervals import control_closure
+from ..threads.barrier_split import truth_rows
+from ..threads.warp import lanes, warp_count
 from ..ir.instruction import Instruction
 from ..ir.operands import Register
 from ..ir.traits import Branch, Call, Terminator
@@ -124,7 +124,7 @@ def thread_verdict(rc: RuleContext, insn: Instruction, reg: Register) -> bool | 
     runs): a lane that never gets there does not take part."""
     if not warp_rows.shape_known(rc):
         return None
-    from ..interp.thread_eval import ThreadSpace  # noqa: PLC0415 -- numpy, when needed
+    from ..threads.thread_eval import ThreadSpace  # noqa: PLC0415 -- numpy, when needed
 
     space = ThreadSpace.of(rc.facts)
     found = truth_rows(rc.facts, space, reg, insn)
@@ -182,21 +182,75 @@ class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR,
     Checks every `bra.uni`, `brx.idx.uni`, `call.uni` and `ret.uni` against the
     analysis: its guard predicate, its `brx.idx` index and its indirect callee must be
     the same in every active lane of the warp. When they may not be, it reports the
-    def-use chain that makes them lane-dependent: from `%tid.x` (or `%laneid`, a
-    `.local` load, an atomic) through each instruction, or from a register assigned
-    differently on the arms of a divergent branch or live out of a loop whose lanes
-    exit at different iterations. Warp-level facts count: `%tid.x / 32` with whole-row
-    warps, `WARP_SZ`, a `shfl.sync.idx` broadcast, `vote.sync`, `redux.sync`. With the
-    block shape unknown, an operand that is warp-uniform whenever each warp is 32
-    consecutive `%tid.x` of one row is a note with that condition.
+    def-use chain that makes them lane-dependent, from its origin to the branch: from
+    `%tid.x` (or `%laneid`, a `.local` load, an atomic) through each instruction, or from a
+    register assigned differently on the arms of a divergent branch or live out of a loop
+    whose lanes exit at different iterations.
+
+    Origins (`details.source`):
+
+    | source | meaning |
+    |---|---|
+    | `%tid.x`, `%laneid`, ... | a special register that differs between lanes |
+    | `control` | a register assigned differently on the arms of a divergent branch ("`%r2` is assigned under the divergent branch at line N"), or live out of a loop whose lanes leave at different iterations; a note then says why that branch diverges |
+    | an opcode (`ld.local.u32`, `atom.global.add.u32`, ...) | an instruction that gives each lane its own value although it reads only uniform registers (a per-thread `.local` load, an atomic, an unmodelled instruction) |
+    | `unknown` | a register read before any assignment, or one the analysis could not prove uniform |
+
+    Other details: `predicate` (the register lanes may disagree on: the guard, or the
+    `brx.idx` index / callee register), `operand` (`guard`, `index` or `target`) and
+    `chain` (the line numbers of the chain's steps, ending with the `.uni` instruction).
+
+    An unguarded `bra.uni` is never reported, even inside divergent code: every active lane
+    jumps to the one label. Only the instruction's own guard and target matter, not whether
+    the code around it is divergent.
+
+    ### What counts as warp-uniform
+    Besides values every thread shares (kernel parameters, `%ctaid`, constants), the
+    analysis knows these warp-level facts:
+
+    | value | one value per warp when |
+    |---|---|
+    | `%tid.x / 32` (`shr` by 5 or more, `div` by a multiple of 32, `/ warpSize`, `& -32`, `bfe` from bit 5, and any such quotient of a lane-affine value that stays within one block of the divisor in every warp) | each warp is 32 consecutive `%tid.x` of one row: the launch's or `.reqntid`'s `ntid.x` is a multiple of 32, or the block is one-dimensional; with an exact block shape it is decided warp by warp (`(%tid.x + 16*%tid.y) / 32` in a 16x16 block) |
+    | `%tid.y`, `%tid.z` | the same: the lane form makes them uniform values |
+    | `WARP_SZ` | always: 32 |
+    | `shfl.sync.idx d, a, b, c, mask` | `b` and `mask` are warp-uniform and `c` has no sub-segments (`c[12:8] = 0`: `__shfl_sync(mask, v, lane)` with the default width): every lane reads lane `b` |
+    | `vote.sync.all/any/uni`, `vote.sync.ballot`, `redux.sync`, `match.all.sync`, `activemask`, `elect.sync`'s leader | the mask is warp-uniform: one answer to the lanes executing it |
+
+    They are warp facts only: a `vote` or a warp index still differs between the warps of a
+    block, which `barrier-divergence` checks for `bar.sync`.
+
+    ### Unknown block shape
+    `.maxntid` bounds the thread count, not `ntid.x` (a 16x16 block is a legal launch of
+    `__launch_bounds__(256)`), so without the launch's block or `.reqntid` the analysis
+    cannot prove `%tid.x / 32` warp-uniform: a 48x2 block's warp 1 holds `%tid.x` 32-47 of
+    row 0 and 0-15 of row 1. An error there would be wrong for every one-dimensional
+    launch, and silence would hide the 2-D ones. So the rule re-analyses the kernel once
+    assuming whole-row warps (`ntid.x` a multiple of 32 or a one-dimensional block; nothing
+    else assumed): a `.uni` whose operand is warp-uniform under that assumption is a note
+    "... when the block is 2-D or 3-D and `%ntid.x` is not a multiple of 32", with
+    `details.condition = "block shape"` and a help to give the block shape (`--block
+    X,Y,Z`, or `.reqntid`), which gives an exact answer (nothing, or a definite error
+    naming the lanes).
 
     ## Why is this bad?
-    `.uni` is a promise, not a hint: ptxas takes it as given and emits no reconvergence
-    point (no `BSSY`/`BSYNC` pair) for the branch. When lanes disagree the warp is not
-    split correctly: lanes run a path they should skip, or never rejoin, and code that
-    relies on a converged warp after the join (`bar.sync`, `shfl.sync` with a full mask)
-    hangs or reads garbage. The result depends on the compiler version and the schedule,
-    so the bug may only show on another GPU.
+    `.uni` is a promise, not a hint. On Volta and later GPUs ptxas brackets a branch that
+    may diverge with a reconvergence barrier (`BSSY` before it, `BSYNC` where the lanes
+    meet); `.uni` tells it none is needed, and it also lets ptxas treat values computed
+    after the join as warp-uniform. With ptxas 13.0 for `sm_80`, a `@%p1 bra.uni` over a
+    loop, on `%p1 = %tid.x > 15`, lost its `BSSY`/`BSYNC` pair, and a `shfl.sync.bfly` after
+    the join was folded away as if every lane held the same value. When lanes really
+    disagree the warp is not re-joined: code after the join runs with part of the warp,
+    `shfl.sync`/`bar.sync` with a full mask can hang or return garbage, and the outcome
+    changes with compiler version and schedule, so the bug may only show on another GPU.
+
+    ## Certainty
+    An error. *Definite* when the launch's block shape lets ptxlint evaluate the operand in
+    every lane and some warp disagrees (the label names the lanes); otherwise *possible*
+    ("lanes of one warp may disagree on `%p1`"). When every warp of the given block shape
+    agrees (`%tid.y < 4` with 32-wide rows) nothing is reported. A predicate the lane form
+    cannot describe (`%tid.x / 16 >= 3`) is evaluated thread by thread from its
+    definitions: "`consumer` holds in lanes 16-31 of warp 1 but not in lanes 0-15". With
+    the block shape unknown, see above: a note with its condition.
 
     ## Example
     ```ptx
@@ -206,6 +260,20 @@ class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR,
     add.u32         %r2, %r1, 1;
     SKIP:
     ret;
+    ```
+
+    Divergence from control is reported too:
+
+    ```ptx
+    setp.lt.u32     %p1, %r1, 16;   // %r1 = %tid.x
+    @%p1 bra        THEN;
+    mov.u32         %r2, 2;
+    bra.uni         JOIN;           // fine: no guard
+    THEN:
+    mov.u32         %r2, 1;
+    JOIN:
+    setp.ne.s32     %p2, %r2, 1;
+    @%p2 bra.uni    DONE;           // error: `%r2` is assigned under the divergent branch
     ```
 
     ## Use instead
@@ -218,10 +286,39 @@ class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR,
     ret;
     ```
 
+    Drop `.uni` and let ptxas handle the divergence, or make the operand warp-uniform
+    (compute it from `%ctaid`, kernel parameters or values every lane shares, or agree on it
+    first with `vote.sync.all`/`vote.sync.any`).
+
+    ## Limitations
+    - The lane-by-lane evaluation needs an exact block shape (the launch or `.reqntid`) and
+      a predicate the thread expressions can evaluate: a chain through a load, a merge or
+      a float is reported as possible.
+    - A butterfly reduction (`shfl.sync.bfly` by 16, 8, 4, 2, 1 and a commutative
+      operation: `cg::reduce` on floats) leaves the same value in every lane, but only the
+      broadcast (`shfl.sync.idx`) and the warp collectives are known to be warp-uniform.
+    - A register assigned in a divergent region is treated as lane-dependent where the
+      lanes meet even when every path assigns the same (non-constant) value.
+    - Inside a loop whose lanes leave at different iterations, registers the loop assigns
+      are treated as lane-dependent at the loop head, although the lanes still in the loop
+      agree on them: a `@%p bra.uni` on `i == 3` inside `for (i = 0; i < (tid & 7); ++i)`
+      is reported (as possible) though it is correct.
+
+    ## Samples
+    Under `ptx_samples/divergent-bra-uni/`, each with a clean twin:
+
+    - `tid_guard.bad`: `@%p1 bra.uni` on `%tid.x > 15`.
+    - `arm_value.bad`: a register assigned differently on the arms of a divergent branch.
+    - `loop_exit.bad`: a register live out of a loop whose lanes leave at different trips.
+    - `jump_table.bad`: a `brx.idx.uni` index that differs between lanes.
+    - `warp_role.bad`: a warp-specialised copy skipped by an inline-PTX `bra.uni` on
+      `threadIdx.x / 16 >= 3`: warp 1 splits; `warp_role.ok` uses `threadIdx.x / 32 >= 2`
+      in a 128-thread block (clean; a note without the launch).
+
     ## Suppress
     Run with `--disable divergent-bra-uni`, or add it to `disable = [...]` under
-    `[tool.ptxlint]` in `pyproject.toml`. Prefer fixing the PTX: a wrong `.uni` is a
-    miscompile waiting to happen.
+    `[tool.ptxlint]` in `pyproject.toml`; one line: `// ptxlint: disable=divergent-bra-uni`.
+    Prefer fixing the PTX: a wrong `.uni` is a miscompile waiting for the next compiler.
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
@@ -281,14 +378,17 @@ class UniformBranch(Rule, id="uniform-branch", severity=Severity.NOTE):
     ## What it does
     Notes each `@%p bra` (without `.uni`) whose predicate the analysis proves
     warp-uniform: computed only from kernel parameters, `%ctaid`, `%ntid`, constants
-    and other values every lane shares.
+    and other values every lane shares. `details.predicate` names the predicate register.
 
     ## Why is this bad?
-    It is not wrong, only unannotated. A divergent branch makes ptxas bracket it with a
-    reconvergence point (`BSSY`/`BSYNC`) and forbids some code motion across it; `.uni`
-    says none is needed. ptxas proves uniformity itself in most compiled code, so this
-    matters mainly for hand-written or generated PTX. The rule is in preview and only
-    ever a note.
+    It is not wrong, only unannotated. A branch that may diverge makes ptxas bracket it
+    with a reconvergence point (`BSSY`/`BSYNC` on Volta and later) and limits code motion
+    across it; `.uni` says none is needed. ptxas proves most such predicates uniform on its
+    own (it did for every `%ctaid` and parameter test we compiled), so this matters mainly
+    for hand-written or generated PTX, where the `.uni` also documents intent.
+
+    ## Certainty
+    A note, and a preview rule: shown with `--severity note` (or `--format json`/`sarif`).
 
     ## Example
     ```ptx
@@ -309,6 +409,13 @@ class UniformBranch(Rule, id="uniform-branch", severity=Severity.NOTE):
     SKIP:
     ret;
     ```
+
+    Only when the predicate really is the same in every lane for every launch: a wrong
+    `.uni` is an error (`divergent-bra-uni`).
+
+    ## Samples
+    - `ptx_samples/uniform-branch/param_loop.bad`: a loop over a kernel parameter, tested
+      with plain `bra`; `param_loop.ok` writes `bra.uni`.
 
     ## Suppress
     Run with `--disable uniform-branch`, or add it to `disable = [...]` under

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 from ..diagnostics import Certainty, Diagnostic, Severity
 from ..domains.align import Congruence
-from ..interp.context import ASSUMED_BUFFER_ALIGN
+from ..interp.facts import ASSUMED_BUFFER_ALIGN
 from ..ir.instructions import async_copy
 from .alignment_condition import AlignmentSearch, sources
 from .base import Rule, RuleContext
-from .out_of_bounds import Site, declaration, memory_sites, spaces_agree, with_severity
-from .uncoalesced_access import object_name
+from .memory_sites import Site, declaration, memory_sites, spaces_agree, with_severity
+from .wording import object_name
 
 
 @dataclass(frozen=True)
@@ -72,24 +72,55 @@ class MisalignedAccess(Rule, id="misaligned-access", severity=Severity.ERROR,
     """A memory access whose address is not a multiple of its width.
 
     ## What it does
-    Proves, from the address's congruence and the alignment of the object it points
-    into, that every load, store, atomic or copy is aligned to its size (a `.v4.f32`
-    access to 16 bytes, an `.f64` one to 8). An error means the address is misaligned
-    in every execution. A vector or 8-byte-or-wider access that cannot be shown aligned
-    is a warning when the PTX itself leaves it so (the object's declared `.align`, a
-    thread index stepping the address by a size that is not a multiple of the width,
-    arithmetic on constants and block indices), and a note when values the host
-    chooses decide (a parameter: "unless `k` % 4 == 0", found by re-analysing with the
-    parameter a multiple; data loaded from memory). A kernel pointer parameter is the
-    256-byte aligned start of a cudaMalloc'd buffer: `.ptr .align N` promises N and
-    says nothing against more (NVRTC writes `.align 1` for sm_100); a note says when a
-    finding depends on that.
+    Checks that every load, store, atomic, reduction or copy is aligned to its access size:
+    16 bytes for `ld.global.v4.f32` or `.b128`, 8 for `.f64`, `.u64` and `.v2.f32`, 4 for
+    `.f32`; 16 for bulk copies (`cp.async.bulk`). Both the destination and the source of a
+    copy are checked.
+
+    The analysis tracks each address as an object plus a byte offset whose value modulo a
+    power of two (its *congruence*) is known: `tile + 8*%tid.x + 4` is 4 modulo 8. The
+    address's alignment is the offset's congruence combined with the object's own
+    alignment:
+
+    - a `.shared`/`.local`/`.const`/`.global`/`.param` variable: its `.align` (else its
+      element size). A caller's `__local_depot` reached through a device function's
+      pointer argument keeps its declared alignment in the callee;
+    - the buffer a kernel pointer parameter points to: 256 bytes, the alignment cudaMalloc
+      guarantees. A `.ptr .align N` attribute promises N and says nothing against more:
+      nvcc and NVRTC declare every pointer parameter `.ptr .align 1` for sm_100 and sm_120,
+      which is no evidence of misalignment. Every finding that depends on the assumption
+      says so in a note ("pointer alignment unknown: assuming the 256-byte alignment of
+      cudaMalloc for `in`"): a pointer into the middle of an allocation
+      (`kernel<<<...>>>(p + 1)`) breaks it.
+
+    When the host's values decide, the condition is searched on one parameter at a time
+    (the parameters the address is computed from: all of them a multiple of 512 first, then
+    each alone, bisecting the power of two), within a budget per kernel: 24 re-analyses,
+    interpreting at most 30,000 instructions or twice the kernel's own analysis, whichever
+    is more; kernels of more than 1,000 instructions are not re-analysed. A launch that
+    gives the parameter's value makes the answer exact (aligned, or a warning or error).
+
+    A scalar access narrower than 8 bytes whose alignment merely cannot be shown is not
+    reported (its natural alignment is the type's own, which nvcc always keeps).
+
+    Details: `width` (the required alignment in bytes), `alignment` (the largest power of
+    two the address is proved to be a multiple of), `offset_residue` (the address modulo
+    the width, as far as known); for a condition on a parameter also `parameter` and
+    `multiple` (aligned when the parameter is a multiple of it).
 
     ## Why is this bad?
-    The memory units only perform naturally aligned accesses: a misaligned address
-    raises `cudaErrorMisalignedAddress`, which aborts the kernel and poisons the CUDA
-    context. Vector loads are where this bites, after a pointer cast such as
-    `reinterpret_cast<const float4*>(p + 1)`.
+    The load/store units only perform naturally aligned accesses. A misaligned address
+    raises `cudaErrorMisalignedAddress`: the kernel stops and the CUDA context is unusable
+    until the process resets it. The usual source is a pointer cast that vectorises a copy,
+    `reinterpret_cast<const float4*>(in + 1)`, or a wide value read out of a buffer of
+    narrower elements at an odd index.
+
+    ## Certainty
+    | Severity | When |
+    |---|---|
+    | error (definite) | the known low bits of the address are not a multiple of the access size: every execution is misaligned |
+    | warning (possible) | a vector access, or one of 8 bytes or more, that the PTX itself leaves unaligned: the object is declared with a smaller `.align` (a `.shared .align 4` array read as `.v4`), a thread index steps the address by a size that is not a multiple of the width (`4*%tid.x` read as 8-byte values: thread 1 is misaligned whenever thread 0 is not), or arithmetic on constants and block indices loses the alignment |
+    | note (possible) | the same when the host's values decide: a kernel parameter without a launch value (the note states the condition, "may be misaligned unless `k` % 4 == 0", found by re-analysing the kernel with `k` a multiple of 2, 4, ...: the weakest one that proves the access aligned), data loaded from memory, a device function's arguments, or a pointer of unknown origin |
 
     ## Example
     ```ptx
@@ -111,9 +142,44 @@ class MisalignedAccess(Rule, id="misaligned-access", severity=Severity.ERROR,
     ld.shared.v2.f32  {%f1, %f2}, [%r4+8];   // &vals[2*tid + 2]: 8-byte aligned
     ```
 
+    - Keep vectorised views on whole vectors: pad a header to 16 bytes (`in + 4`,
+      `vec4_offset.ok`), start a `double` at an even `int` index (`double_from_int.ok`),
+      count a runtime offset in vector elements (`in + 2 * first`,
+      `float2_param_offset.ok`).
+    - Declare shared arrays read as vectors with a matching `.align` (`__align__(16)`).
+    - Where the alignment really is unknown, use scalar accesses, or check the pointer at
+      run time and take a vector path only when it is aligned.
+
+    ## Limitations
+    - Congruences are tracked modulo 512 at most; larger alignments are not needed by any
+      PTX access.
+    - A pointer passed into the middle of an allocation breaks the 256-byte assumption.
+    - The condition names one parameter; an alignment that needs two (`a * b` with both
+      unknown) is a note that names them without a condition.
+    - Warp-cooperative accesses (`wmma.load/store`), tensor-memory and TMA operations are
+      not checked.
+
+    ## Samples
+    Under `ptx_samples/misaligned-access/`, each with a clean twin:
+
+    - `shared_pair.bad` (hand-written): a `float2` read at `&vals[2*tid + 1]`.
+    - `vec4_offset.bad`: `reinterpret_cast<const float4*>(in + 1)` skips a one-float header:
+      16-byte loads at 4 modulo 16.
+    - `double_from_int.bad`: a `double` read at `&words[2*i + 1]`.
+    - `float2_param_offset.bad`: `float2` loads from `in + first` with `first` a runtime
+      count: a note, "may be misaligned unless `first` % 2 == 0".
+    - `row_stats.bad`: rows of `K` floats read as `float4` (a note, unless `K` % 4 == 0)
+      and a `float[]` shared array read back as `float4` (a warning: the PTX gives it
+      `.align 4`).
+    - `local_depot.bad`: a helper reads its caller's `.align 8` local array as `double2`
+      pairs.
+    - `block_moments.bad` (sm_100, `.ptr .align 1` parameters): a `double2` store one
+      `double` into the buffer, an error.
+
     ## Suppress
     `--disable misaligned-access` on the command line, or
-    `disable = ["misaligned-access"]` in `[tool.ptxlint]`.
+    `disable = ["misaligned-access"]` in `[tool.ptxlint]`; one line:
+    `// ptxlint: disable=misaligned-access`.
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:

@@ -1,44 +1,25 @@
-"""`out-of-bounds`: a memory access that may touch bytes outside the object it addresses.
-
-Also home of `memory_sites`, the per-operand view of memory accesses that the
-`misaligned-access` and `address-space-mismatch` rules share.
-"""
+"""`out-of-bounds`: a memory access that may touch bytes outside the object it addresses
+(the per-operand view of accesses it shares with other rules: `memory_sites.py`)."""
 from __future__ import annotations
-
-import bisect
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from ..diagnostics import Certainty, Diagnostic, Severity
-from ..domains.affine import INDICES, ThreadBounds
+from ..domains.affine import ThreadBounds
 from ..domains.lattice import Tri
-from ..domains.state import State
 from ..domains.strided import StridedInterval as SI
 from ..domains.value import Value
-from ..interp.facts import Access, Facts
-from ..interp.transfer import address_value
-from ..interp.warp import lanes, warp_count
-from ..interp.worklist import FixpointParams
-from ..ir.instruction import Instruction
-from ..ir.instructions import async_copy, atomic, memory, sync, tensor
-from ..ir.module import Variable
-from ..ir.operands import Address
-from ..ir.traits import MemoryAccess
+from ..interp.facts import Facts, FixpointParams
+from ..ir.instructions import tensor
 from ..ir.types import Kind
-from .base import Rule, RuleContext
-from .replay import Replay
+from ..threads.warp import lanes, warp_count
+from .base import Replay, Rule, RuleContext
+from .memory_sites import (Site, lane_terms, memory_sites, narrowed, object_size, path_bounds,
+                           spaces_agree, with_severity)
 from .sites import running
-from .uncoalesced_access import object_name
 
-# Instructions whose address operand is one thread's own access of `access_bytes` bytes
-# (warp-cooperative wmma, tensor memory, prefetches and hints are left out).
-PER_THREAD = (memory.Ld, memory.Ldu, memory.St, memory.StAsync, atomic.Atom, atomic.Red,
-              atomic.RedAsync, sync.Mbarrier, tensor.Ldmatrix, tensor.Stmatrix,
-              async_copy.CpAsync, async_copy.CpAsyncBulk, async_copy.CpReduceAsyncBulk)
-VERBS = {"load": "load", "store": "store", "atomic": "atomic access", "reduce": "reduction",
-         "copy": "copy"}
 INDEX_NAMES = {"tid.x": "%tid.x", "tid.y": "%tid.y", "tid.z": "%tid.z", "laneid": "%laneid"}
 # An offset range this wide says nothing about the index (it comes from unknown data).
 UNINFORMATIVE_SPAN = 1 << 31
@@ -54,98 +35,6 @@ SEARCH_PROBE_WORK = 3_000  # a kernel whose first probe costs more is not search
 # a probe is also a re-analysis within the kernel's time budget (`RuleContext.deadline`)
 PROBE_PARAMS = FixpointParams(rules_only=True, max_work=SEARCH_WORK)
 SEARCH_MAX_INSTRUCTIONS = 1000
-
-
-@dataclass(frozen=True)
-class Site:
-    """One address operand of a memory instruction: the destination, or for a copy
-    also its source."""
-
-    access: Access
-    space: str  # the state space the instruction names for this operand
-    address: Value
-    operand: str = ""  # "source" for the source of a copy
-
-    @property
-    def insn(self) -> MemoryAccess:
-        return self.access.insn
-
-    @property
-    def width(self) -> int:
-        return self.insn.access_bytes
-
-    @property
-    def verb(self) -> str:
-        if self.operand == "source":
-            return "copy source read"
-        return VERBS.get(self.insn.access_kind, "access")
-
-
-def memory_sites(facts: Facts) -> Iterator[Site]:
-    for acc in facts.accesses:
-        insn = acc.insn
-        if not isinstance(insn, PER_THREAD):
-            continue
-        if isinstance(insn, async_copy.AsyncCopy):
-            yield Site(acc, insn.dst_space, acc.address)
-            src = insn.src_address
-            if isinstance(src, Address):
-                value = address_value(src, acc.state, facts.ctx)
-                if value is not None:
-                    yield Site(acc, insn.src_space, value, "source")
-        else:
-            yield Site(acc, insn.space, acc.address)
-
-
-def narrowed(facts: Facts, site: Site) -> Site | None:
-    """`site` with its address narrowed by the relations that hold at the access (an
-    address computed before the guard that bounds its index); None when they say no
-    execution reaches it."""
-    acc = facts.narrowed(site.access)
-    if acc is None or acc is site.access:
-        return None if acc is None else site
-    if site.operand == "source":
-        address = address_value(site.insn.src_address, acc.state, facts.ctx)
-    else:
-        address = acc.address
-    return Site(acc, site.space, address, site.operand)
-
-
-def declaration(rc: RuleContext, name: str, insn: Instruction) -> Variable | None:
-    """The variable `name` as `insn` sees it. Call sequences redeclare `param0` and
-    `retval0` in every `{ }` block with different sizes, and `Ctx.variable` keeps one
-    per name, so the last declaration before the instruction wins here."""
-    found = rc.declarations.get(name)
-    if found:
-        at = rc.position(insn)
-        k = bisect.bisect_left(found[0], at)  # declarations strictly before `insn`
-        if k:
-            return found[1][k - 1]
-    return rc.facts.ctx.variable(name)
-
-
-def object_size(rc: RuleContext, site: Site, space: str, obj: str) -> tuple[int | None, str]:
-    """The byte size of the object an address points into, and where it comes from."""
-    var = declaration(rc, obj, site.insn)
-    if var is None:
-        return None, ""
-    if space != "param" and var in rc.kernel.params:  # the buffer a pointer names
-        size = rc.launch.extents.get(obj) if rc.launch is not None else None
-        return size, "the launch's buffer size"
-    if var.byte_size is None and var.space == "shared" and rc.launch is not None:
-        return rc.launch.dynamic_smem, "the launch's dynamic shared memory size"
-    return var.byte_size, ""
-
-
-def with_severity(d: Diagnostic, severity: Severity) -> Diagnostic:
-    """`Rule.diagnostic` reads a falsy severity as "the rule's default", so a note
-    (Severity.NOTE == 0) is set afterwards."""
-    return replace(d, severity=severity)
-
-
-def spaces_agree(site: Site) -> bool:
-    r = site.address.region
-    return r is not None and site.space in ("generic", r.space)
 
 
 # ---- the verdict on one site ---------------------------------------------------------------
@@ -166,28 +55,6 @@ def touched(si: SI, width: int) -> tuple[int | None, int | None]:
 
 def is_clean(lo: int | None, hi: int | None, size: int) -> bool:
     return lo is not None and hi is not None and (hi < lo or (lo >= 0 and hi < size))
-
-
-def path_bounds(state: State, bounds: ThreadBounds) -> ThreadBounds:
-    """The thread indices that can reach a program point. A register that is exactly
-    `b + c*index` (one index, known b and c) and whose values a branch or guard narrowed
-    narrows the index: after `if (threadIdx.x < 64)` on %r1 = %tid.x, an address computed
-    from %tid.x before the branch is only used by threads 0..63."""
-    ranges = {n: bounds.of(n) for n in INDICES}
-    for v in state.regs.values():
-        aff, si = v.aff, v.si
-        if aff.is_top or len(aff.coeffs) != 1 or not si.is_finite or si.is_bottom:
-            continue
-        (name, coeff), = aff.coeffs
-        c, b = coeff.singleton(), aff.base.singleton()
-        if not c or b is None:
-            continue
-        # b + c*index in [lo, hi]: index from ceil((lo - b) / c) to floor((hi - b) / c),
-        # the ends swapped when c < 0
-        low, high = (si.lo, si.hi) if c > 0 else (si.hi, si.lo)
-        first, last = -((b - low) // c), (high - b) // c
-        ranges[name] = ranges[name].meet(SI.range(first, last))
-    return ThreadBounds(*(ranges[n] for n in INDICES))
 
 
 def offsets(site: Site, bounds: ThreadBounds) -> SI:
@@ -211,30 +78,16 @@ def threads(rc: RuleContext, bounds: ThreadBounds | None = None
             bounds.laneid.contains(i)]
 
 
-def lane_terms(v: Value) -> dict[str, int] | None:
-    aff = v.aff
-    if aff.is_top or aff.is_bottom or aff.base.lo is None or aff.base.hi is None:
-        return None
-    known = {n: c.singleton() for n, c in aff.coeffs}
-    return None if any(c is None for c in known.values()) else known  # type: ignore
-
-
 def fully_executed(rc: RuleContext, site: Site) -> bool:
     """Every thread of the block runs the instruction whenever one does: no divergent
     branch decides its block (transitively) and its guard, if any, always holds."""
     if site.access.guard is not Tri.TRUE:
         return False
     cfg = rc.facts.cfg
-    deciders: dict[int, set[int]] = {}
-    tick = rc.deadline.tick  # branches x the blocks they decide
-    for branch, blocks in cfg.control_dependence().items():
-        for b in blocks:
-            tick()
-            deciders.setdefault(b, set()).add(branch)
     todo, seen = [site.access.block], set()
     while todo:
         b = todo.pop()
-        for branch in deciders.get(b, ()):
+        for branch in cfg.deciders(b):
             if rc.facts.branch_is_divergent(branch):
                 return False
             if branch not in seen:
@@ -337,16 +190,11 @@ class ThresholdSearch:
             if not self.enabled or self.probes >= SEARCH_PROBES or self.spent >= self.budget:
                 raise TimeoutError
             self.probes += 1
-            from ..analysis import analyze  # noqa: PLC0415 - re-analysis on demand
             rc = self.rc
             launch = replace(rc.launch, block=(value, 1, 1)) if name == "block" else \
                 replace(rc.launch, params={**rc.launch.params, name: value})
-            with rc.deadline.phase(f"re-analysis with {name} = {value}"):
-                result = analyze(rc.function, launch, module=rc.module, params=PROBE_PARAMS,
-                                 deadline=rc.deadline)
-            if result.stopped is not None:
-                raise result.stopped  # the kernel's budget, not the search's: stop the rule
-            facts = result.facts
+            # past the kernel's budget (not the search's) this raises: the rule stops
+            facts = rc.reanalyze(launch, PROBE_PARAMS, f"re-analysis with {name} = {value}")
             work = SEARCH_WORK if facts is None else facts.work
             self.spent += work
             self.probe_work = work
@@ -443,83 +291,94 @@ def block_dependent(rc: RuleContext, site: Site, size: int) -> str | None:
 
 
 # ---- the block a kernel is written for -------------------------------------------------------
-THREAD_INDICES = frozenset({"%tid.x", "%tid.y", "%tid.z", "%laneid", "%warpid"})
-
-
-@dataclass(frozen=True)
-class Design:
-    """The largest block (threads in a row) a kernel is evidently written for, and why:
-    its thread-indexed shared arrays stay in bounds up to that size, or it reads no
-    thread index at all (one thread per block)."""
-
-    threads: int
-    reason: str
-
-
-def design(rc: RuleContext) -> Design | None:
-    """With the block shape unknown, the kernel's evident design: None when the launch
-    or `.reqntid` gives the shape, or nothing in the kernel bounds it."""
-    lim = rc.launch.block_or_limits(rc.kernel) if rc.launch is not None else None
-    if lim is None or lim.exact:
-        return None
-    if not any(r.key in THREAD_INDICES for i in rc.function.instructions for r in i.uses):
-        return Design(1, "the kernel reads no thread index: it is written for one thread "
-                      "per block")
-    best: Design | None = None
-    for site in memory_sites(rc.facts):
-        r = site.address.region
-        if r is None or r.obj is None or r.space != "shared" or not spaces_agree(site):
-            continue
-        size = object_size(rc, site, r.space, r.obj)[0]
-        last = _last_thread(site, size, path_bounds(site.access.state, rc.facts.ctx.bounds))
-        if last is not None and (best is None or last + 1 < best.threads):
-            elements = size // max(1, site.width)
-            best = Design(last + 1, f"`{object_name(r.obj)}` holds {elements} elements of "
-                          f"{site.width} bytes, indexed by `%tid.x`: in bounds for blocks of "
-                          f"up to {last + 1} threads")
-    return best
-
-
-def _last_thread(site: Site, size: int | None, bounds: ThreadBounds) -> int | None:
-    """The largest `%tid.x` for which an access indexed by it alone stays in `size`
-    bytes, when thread 0's does and a larger thread's may not."""
-    terms = lane_terms(site.address)
-    if size is None or terms is None:
-        return None
-    moving = {n: c for n, c in terms.items() if c}
-    if set(moving) != {"tid.x"} or moving["tid.x"] <= 0:
-        return None
-    c, v = moving["tid.x"], site.address
-    bmin, bmax = v.aff.base.lo, v.aff.base.hi
-    if bmin < 0 or bmax + site.width > size:
-        return None
-    last = (size - site.width - bmax) // c
-    top = bounds.tid_x.hi
-    return last if top is None or last < top else None
-
-
 # ---- the rule -------------------------------------------------------------------------------
 class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
         checks_callees=True):
     """A memory access may touch bytes outside the object it addresses.
 
     ## What it does
-    Checks every load, store, atomic and copy whose address points into a known object:
-    a `.shared`, `.local`, `.const` or `.param` variable (unsized `extern .shared` arrays
-    take the launch's dynamic shared memory size) or a global buffer whose size the
-    launch gives (`buffer.NAME=BYTES`). The bytes touched are the address's offsets, per
-    thread, plus the access width. An error means some thread of the block overflows in
-    every execution the analysis covers; a warning that some execution may, or that it
-    does when an unknown kernel parameter exceeds a bound; a note that the answer
-    depends on an unknown block shape or on an index the analysis cannot bound. With an
-    exact launch, a possible overflow whose address depends on the launch alone is
-    settled by an emulated run of it: dropped, or an error naming a thread.
+    Checks every load, store, atomic, reduction and copy (`ld`, `ldu`, `st`, `st.async`,
+    `atom`, `red`, `mbarrier.*`, `ldmatrix`/`stmatrix .x4`, `cp.async` and bulk copies,
+    both their destination and their source) whose address points into a known object:
+
+    - `.shared`, `.local`, `.const` and `.param` variables, sized by their declaration
+      (`.shared .align 4 .b8 tile[1024]` is 1024 bytes; nvcc's `__local_depot` holds a
+      kernel's local arrays); an unsized `extern .shared` array takes the launch's dynamic
+      shared memory size (`--dynamic-smem`, `smem=` in a sample header);
+    - the global buffer a kernel pointer parameter points to, when the launch gives its
+      size (`--extent NAME=BYTES`, `buffer.NAME=` in a sample header). Without a size,
+      global accesses are not checked.
+
+    The analysis gives every address an object and a byte offset: a set of values and, per
+    thread, an affine form `base + cx*%tid.x + cy*%tid.y + cz*%tid.z + cl*%laneid`. The
+    bytes touched are `[offset, offset + width)`, where the width is the access size
+    (`ld.shared.v4.f32`: 16 bytes).
+
+    Exact launches settle possible findings. When the block, the grid and every scalar
+    parameter are known (the pre-launch hook; `--block --grid --param --extent` on the
+    command line) and at most 65,536 threads run, a possible overflow of a kernel buffer
+    or a shared variable whose address and control are *launch-determined* is settled by
+    one emulated run of the kernel: dropped when no lane leaves the object, an error naming
+    a thread when one does ("block (3, 0, 0) thread (232, 0, 0) reaches byte 4000 in an
+    emulated run of this launch"). Launch-determined: the address registers, the guard and
+    every branch deciding whether the access runs are computed, through a backward slice,
+    only from thread and block indices and sizes, scalar parameters and integer
+    arithmetic; buffer and variable addresses may only be moved or offset. A load from
+    memory, another lane's value (`shfl`, `vote`), a clock, a carry flag or floating point
+    in the slice, or a run that traps, deadlocks, branches divergently on `.uni` or exceeds
+    its budget, leaves the static verdict. This turns the unrolled grid-stride loops the
+    value domains cannot bound into exact answers. Two more cases:
+
+    - *No grid given.* When the block shape is known (`--block`, `.reqntid`) but the grid
+      is not, an access whose slice reads no block index or grid size (`%ctaid`,
+      `%nctaid`) takes the same addresses in every block, and a run of one block settles
+      it: the textbook reductions whose safety rests on divisibility (`sdata[tid + s]`
+      under `tid % (2*s) == 0`, `sdata[index + s]` under `index = 2*s*tid < blockDim.x`, s
+      a power of two), which the value domains, knowing s only as a range, cannot prove
+      (`strided_sum`).
+    - *Never run.* A launch-determined access that no thread of the run executes (a branch
+      of an unrolled loop that this launch's trip counts never reach) is clean.
+
+    Conditions on an unknown launch: when a kernel parameter has no value, the rule
+    re-analyses the kernel with that parameter fixed (a few dozen analyses at most, and
+    only for kernels of at most 1000 instructions) to find the largest value for which the
+    access stays in bounds: a guarded kernel with the buffers' sizes given but `n` unknown
+    gets a warning "... may be out of bounds when `n` > 1000"; with `n` given the same
+    kernel is clean (`if (i < n)` with a matching buffer size is never reported).
+
+    Tables walked by a loop: a pointer stepped through a loop beside a counter the loop
+    tests (`p += 4; i += 1; while (i != 6)`, how nvcc walks `sinf`'s 24-byte reduction
+    table `__cudart_i2opi_f` and fills its 28-byte local array) is linked to the counter
+    where the loop is entered, so its offset has the counter's bounds. The slow path of
+    `sinf`/`cosf` (taken only when `|x| >= 105615.0f`) also reads the local array at
+    `6 - (e >> 5)`, with e the float's exponent field minus 128; only the float comparison
+    that guards the path bounds e, so these three loads per call remain notes ("the index
+    depends on values the analysis cannot bound"), never warnings (`phase_gain.ok`).
+
+    The block a kernel is written for: with the block shape unknown, the largest block for
+    which every `%tid.x`-indexed shared access stays in bounds (a `float tile[256]` indexed
+    by `threadIdx.x`: 256) is the kernel's evident design; a kernel that reads no thread
+    index is written for one thread per block. `shared-memory-race` makes a race that needs
+    a bigger block a note stating the block size it needs.
+
+    Details: `object`, `size` (bytes), `first_bad_byte` and `last_byte` (the out-of-bounds
+    bytes touched, inclusive; `None` when unbounded), `definite`.
 
     ## Why is this bad?
-    An out-of-bounds shared or local access silently reads or corrupts a neighbouring
-    variable (nothing checks addresses inside a block's shared memory window); a
-    global one reads another allocation or faults with an illegal address that
-    aborts the whole context.
+    Nothing checks addresses inside a block's shared memory window or a thread's local
+    memory: an out-of-bounds shared or local access silently reads or overwrites a
+    neighbouring variable (the next array, another warp's data, a spilled register). A
+    global access past the end of an allocation reads another allocation or raises an
+    illegal-address error, which aborts the kernel and leaves the CUDA context unusable.
+    The typical sources are an array declared one element short, a stencil reading
+    `tile[i + 1]` without a halo, and a missing `if (i < n)` when the grid is rounded up.
+
+    ## Certainty
+    | Severity | When |
+    |---|---|
+    | error (definite) | every offset is outside the object, or the block shape is known, the instruction runs in every thread of the block (no divergent branch or guard decides it) and, for the smallest possible uniform part of the offset, some thread overflows. The message names that thread |
+    | warning (possible) | the offsets are bounded and follow the thread indices (or stay within one object size of the object, as an index behind an off-by-one guard does), and some of them are outside (the message names a thread that *would reach* the first byte outside, if it runs the access); or the access is out of bounds only when an unknown kernel parameter exceeds a bound, which the message gives |
+    | note (possible) | the block shape is unknown and the overflow depends on it ("when `%ntid.x` > 256": from the offset's thread terms, or found by re-analysing a one-dimensional kernel with given block sizes); or the analysis cannot bound the index (loaded data, a pointer stepped through a loop) |
 
     ## Example
     ```ptx
@@ -541,14 +400,62 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
     ld.shared.f32  %f1, [%r4+4];
     ```
 
+    - Size the array for every index the code uses: `float tile[257]` with the halo element
+      loaded by the last thread (`stencil_edge.ok`), `buf[256]` for a 256-thread block.
+    - Guard global accesses with the element count (`if (i < n)`, `missing_guard.ok`), or
+      clamp the index (`min(i + 1, n - 1)`).
+    - Fix the guard of a data-dependent index (`j < 8`, `local_off_by_one.ok`).
+    - Give the launch (`--block`, `--grid`, `--param`, `--extent`, `--dynamic-smem`) so the
+      rule can tell which threads and sizes really occur; `.reqntid` fixes the block shape
+      in the PTX itself.
+
+    ## Limitations
+    - The domains are not relational. The rule recovers the common case itself: a register
+      that is exactly `b + c*%tid.x` and was narrowed by a branch or guard
+      (`if (tid < 32)`) narrows the thread indices for every address used after it, so an
+      address nvcc computed before the guard is still judged for the threads that pass it.
+      A guard that mixes indices (`blockIdx.x * blockDim.x + threadIdx.x + 1 < n`) narrows
+      nothing else: a guarded halo load `in[i + 1]` whose address nvcc computed before the
+      test is reported as possibly out of bounds. A pointer stepped in a loop whose exit
+      tests a separate counter is unbounded (a note).
+    - "Definite" needs the block shape and a thread that is known to execute the access;
+      when the uniform part of the offset is a set (e.g. `blockIdx.x * 1024`), the rule
+      cannot tell that its largest value really occurs, so the last block's overflow is a
+      warning.
+    - nvcc puts all local arrays of a kernel into one `__local_depot`: an overflow from one
+      array into the next one inside the depot is not seen.
+    - Without a buffer size, global accesses are not checked; without a dynamic shared
+      memory size, unsized `extern .shared` arrays are not either.
+
+    ## Samples
+    Under `ptx_samples/out-of-bounds/`, each with a clean twin:
+
+    - `stencil_edge.bad`: `tile[threadIdx.x + 1]` on a `float tile[256]` with 256 threads
+      per block: thread 255 reads `tile[256]`; `stencil_edge.ok` loads a halo element.
+    - `shared_off_by_one.bad`: 255 floats for 256 threads.
+    - `local_off_by_one.bad`: `if (j <= 8)` before `v[j]` on `float v[8]`.
+    - `missing_guard.bad`: a grid of 1024 threads over 1000 floats: threads 232..255 of the
+      last block.
+    - `dynamic_smem.bad`: `extern __shared__` with 512 bytes for 256 floats.
+    - `lane_shift.bad` (hand-written): `row[laneid + 1]` and an inclusive loop bound over a
+      `.local` array.
+    - `strided_sum.bad`: the textbook interleaved reduction whose loop runs once too often
+      (`s <= blockDim.x`): thread 0 reads `sdata[256]`, found by an emulated run of one
+      block (only the block shape is given).
+    - `merge_steps.bad`: odd-even merge steps whose guard is off by one
+      (`offset + 1 >= stride`): thread 0 reads `s[-1]`. The twin's `offset >= stride`
+      (offset = t & (size - 1) <= t) is clean with the launch; without a block shape it
+      still gets a note about bytes before `s`, since `t - stride >= 0` needs the relation
+      between `t & (size - 1)` and `t`, which the value domains do not keep.
+
     ## Suppress
     `--disable out-of-bounds` on the command line, or `disable = ["out-of-bounds"]` in
-    `[tool.ptxlint]`.
+    `[tool.ptxlint]`; one line: `// ptxlint: disable=out-of-bounds`.
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         search = ThresholdSearch(rc)
-        replay = Replay(rc)
+        replay = rc.replay()  # lint's emulated run, made on first use
         for site in memory_sites(rc.facts):
             rc.deadline.check()
             r = site.address.region
@@ -571,7 +478,7 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
                 # the emulated run is bounded by its step count (`replay.MAX_STEPS`); the
                 # deadline is checked as it starts and after it
                 with rc.deadline.phase("replay"):
-                    verdict = replayed(replay, site, r.obj, r.space, size, verdict)
+                    verdict = replayed(rc, replay, site, r.obj, r.space, size, verdict)
                 rc.deadline.check()
             if verdict.kind != "clean":
                 yield self._report(rc, site, r.obj, size, source, verdict, search)
@@ -603,12 +510,12 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
         return with_severity(d, severity)
 
 
-def replayed(replay: Replay, site: Site, obj: str, space: str, size: int,
+def replayed(rc: RuleContext, replay: Replay, site: Site, obj: str, space: str, size: int,
              verdict: Verdict) -> Verdict:
     """A possible overflow of a kernel buffer or a shared variable settled by running the
     launch (`replay`): clean when no lane's address leaves the object, definite when one
     does."""
-    if space == "global" and obj not in replay.rc.launch.extents:
+    if space == "global" and obj not in rc.launch.extents:
         return verdict
     found = replay.extent(site.insn, obj, space)
     if found is None:
@@ -675,5 +582,4 @@ def bad_range(lo: int | None, hi: int | None, size: int) -> tuple[int | None, in
     return lo, hi
 
 
-__all__ = ["OutOfBounds", "Site", "memory_sites", "narrowed", "declaration", "object_size",
-           "spaces_agree", "with_severity", "judge", "Verdict", "Design", "design"]
+__all__ = ["OutOfBounds", "judge", "Verdict"]

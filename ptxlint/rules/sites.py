@@ -33,8 +33,9 @@ from ..domains.align import Congruence
 from ..domains.strided import StridedInterval as SI
 from ..domains.value import Value
 from ..interp.facts import Access
-from ..interp.warp import GRANULE_BITS, WARP_SIZE, WarpPattern, lane_patterns, restrict, \
-    unique_rows, warp_patterns
+from ..arch import WARP_SIZE
+from ..threads.warp import GRANULE_BITS, WarpPattern, lane_patterns, restrict, unique_rows, \
+    warp_patterns
 from ..ir.operands import Register, Symbol
 from ..launch import param_value
 from .base import RuleContext
@@ -42,7 +43,7 @@ from .base import RuleContext
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..interp.active_lanes import BlockLanes
+    from ..threads.active_lanes import BlockLanes
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def warp_cases(rc: RuleContext, acc: Access, width: int | None = None,
     region = acc.address.region
     if align is None:
         align = rc.facts.ctx.object_align(region.obj if region is not None else None)
-    from ..interp.active_lanes import splits_lanes  # noqa: PLC0415 -- numpy, when needed
+    from ..threads.active_lanes import splits_lanes  # noqa: PLC0415 -- numpy, when needed
     aff = acc.address.aff
     formed = not (aff.is_top or aff.is_bottom)
     splits = splits_lanes(rc.facts, acc)
@@ -103,7 +104,7 @@ _LANES: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 
 def lanes_of(rc: RuleContext, acc: Access, address: bool) -> BlockLanes | None:
     """`active_lanes.block_lanes`, once per access and kernel for every rule that asks."""
-    from ..interp.active_lanes import block_lanes  # noqa: PLC0415 -- numpy
+    from ..threads.active_lanes import block_lanes  # noqa: PLC0415 -- numpy
     memo = _LANES.setdefault(rc.facts, {})
     key = (id(acc.insn), address)
     if key not in memo:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Certainty, Diagnostic, Related, Severity
 from ..domains.strided import StridedInterval as SI
 from ..interp.facts import Access
-from ..interp.warp import SECTOR_BYTES, WARP_SIZE, WarpPattern, sector_range
+from ..arch import SECTOR_BYTES, WARP_SIZE
+from ..threads.warp import WarpPattern, sector_range
 from ..ir.instructions.memory import StBulk
 from ..launch import param_value
 from .base import Rule, RuleContext
@@ -35,22 +36,83 @@ class UncoalescedAccess(Rule, id="uncoalesced-access", severity=Severity.WARNING
     """A warp's global memory request touches many more 32-byte sectors than it needs.
 
     ## What it does
-    For every global load, store, atomic and reduction (also generic ones whose address
-    is known to be global), computes how many 32-byte sectors the 32 lanes of one warp
-    touch and compares it with the ideal, `ceil(32 * width / 32)`: 4 sectors for 4-byte
-    lanes, 16 for `float4`. It reports when the ratio reaches 2 (option
-    `uncoalesced_ratio`). Only the lanes that run the access count; with the block shape
-    known, an address with no lane form is computed lane by lane. Accesses of one block
-    through one address register at constant offsets are judged together: two halves
-    of a 16-byte element as that one access, an unrolled blocked load once for all its
-    instructions. A lane stride that depends on a kernel parameter is reported with the
-    values for which the access is slow; a launch that gives the parameter's value
-    makes the count exact.
+    For every global load, store, atomic and reduction (`ld`, `st`, `atom` and `red` in
+    the `.global` space, and generic ones whose address the analysis traces to a global
+    buffer: a kernel pointer parameter used without `cvta.to.global`), places the 32 lanes
+    of a warp (from the launch's block shape, or `.reqntid`), computes every lane's byte
+    offset from lane 0 and counts the distinct 32-byte sectors they touch. Only the lanes
+    that run the access count: its guard and the divergent branches deciding it are
+    evaluated thread by thread. With the block shape known, an address the lane form cannot
+    express (`threadIdx.x / 16`, `tid & 31`, a `selp` between two addresses) is computed
+    lane by lane. The ideal is `ceil(lanes * width / 32)` for the lanes the warp has: 4
+    sectors for 32 lanes of `f32`, 8 for `f64` or `.v2.f32`, 16 for `.v4.f32`. A finding
+    reports when
+
+        sectors_per_request >= uncoalesced_ratio * ideal_sectors_per_request
+
+    Details (JSON, SARIF, sample expectations):
+
+    | key | meaning |
+    |---|---|
+    | `sectors_per_request` | sectors one warp request touches (the worst warp, the worst alignment the analysis allows) |
+    | `ideal_sectors_per_request` | `ceil(lanes * width / 32)` |
+    | `stride_bytes` | the byte step between consecutive lanes when the lanes form one arithmetic run, else `None` |
+    | `parameter` | only for a stride that depends on a kernel parameter: its name |
+    | `instructions` | only for a group of accesses judged or reported together (below): how many |
+
+    Accesses served together: loads (or stores) of one basic block through the same
+    address register at different constant offsets, with the same width and guard, are read
+    by the same lanes and judged as a group:
+
+    - two or four pieces tiling 8 or 16 bytes per lane, what one `.v2`/`.v4` access could
+      read (a 16-byte `{double re, im}` that nvcc reads as `[%rd4]` and `[%rd4+8]` because
+      it cannot prove 16-byte alignment), are judged as that one access: the pair reads
+      every byte of the warp's 512 bytes, so it is not reported although each half alone
+      touches twice the sectors its bytes need (`halves.ok`); a pair that still skips bytes
+      is reported once, on the first half (`halves.bad`: 32 sectors for 16);
+    - a longer run per lane read in several instructions (CUB's direct blocked load of N
+      items per thread, unrolled) is one pattern, reported once on its first slow
+      instruction with the others as related locations and `instructions` = N
+      (`blocked.bad`: 8 ints per thread, 32 sectors per request for 4; `blocked.ok`: the
+      warp-striped load);
+    - anything else (the fields of a 12-byte record, which no single access reads) is
+      judged access by access.
+
+    Runtime strides: when the lane stride depends on a scalar kernel parameter the launch
+    does not give, the finding says for which values the access is slow ("lanes step by
+    4*`width` bytes: 32 sectors per request when `width` >= 8; ..."), with notes on the
+    threshold and on giving the value. Give it (`--param width=1`, or `param.width=1` in a
+    `// ptxlint: launch` line) and the count becomes exact. If the stride cannot be tied to
+    one parameter the message gives it in bytes ("for a stride of 32 bytes or more") and a
+    note says what it depends on.
+
+    Uniform addresses (every lane at the same address) touch one sector and are never
+    reported. Unknown patterns (an address that is neither affine in the thread index nor,
+    with the block shape known, computable lane by lane: a gather through loaded indices,
+    arithmetic the analysis loses; without the block shape every non-affine address,
+    `%tid.x / 32` included) are never skipped silently: one note per kernel lists them
+    ("coalescing not checked for 6 global accesses whose lane addresses are unknown") with
+    their lines.
 
     ## Why is this bad?
-    Global memory moves whole 32-byte sectors. When consecutive lanes are far apart,
-    each lane pulls in its own sector and most of each transfer is thrown away: a
-    128-byte stride moves 32 sectors (1024 bytes) to deliver 128.
+    Global memory is served in 32-byte sectors of 128-byte cache lines. A warp request is
+    split into as many sector transfers as distinct sectors its lanes touch. When lane i
+    reads word i the 32 lanes share 4 sectors and every fetched byte is used; when lane i
+    reads element `32*i` each lane pulls its own sector and 7/8 of the traffic is wasted,
+    cutting effective bandwidth by up to 8x for 4-byte accesses (`docs/arch.md` gives the
+    sources). Caches hide part of this when the neighbouring elements are read soon after,
+    but the request still costs the extra sector transfers from L2.
+
+    ## Certainty
+    A warning. *Definite* when the block shape is known, the lanes that run the access are
+    known exactly and even the best alignment of lane 0 reaches the threshold in every
+    execution. *Possible* when the block shape was assumed (a note says: "assuming ntid.x
+    is a multiple of 32, so each warp is 32 consecutive %tid.x of one row"), when the count
+    depends on an unknown alignment ("up to 9 sectors"), on a runtime value, or on a
+    condition the analysis cannot evaluate lane by lane (`if (i < n)` with `n` unknown: the
+    count is for every lane that may run it, a note says so). A kernel pointer parameter is
+    assumed 256-byte aligned (what `cudaMalloc` returns); a note appears when the count
+    depends on it.
 
     ## Example
     ```ptx
@@ -66,9 +128,55 @@ class UncoalescedAccess(Rule, id="uncoalesced-access", severity=Severity.WARNING
     ld.global.f32   %f1, [%rd4];
     ```
 
+    Make consecutive lanes access consecutive addresses:
+
+    - swap the roles of the indices, so `threadIdx.x` moves along the contiguous dimension;
+    - go through shared memory: load a tile row-wise, `__syncthreads()`, read it
+      column-wise from shared memory (`transpose.ok`; pad the tile to avoid bank
+      conflicts, `bank-conflict`);
+    - store each field of a structure in its own array (`aos.ok`).
+
+    ## Options
+    `uncoalesced-ratio` under `[tool.ptxlint]` (`uncoalesced_ratio` for the pre-launch
+    hook; default 2): the threshold above. Raise it (e.g. 4) to report only worse patterns.
+
+    ## Limitations
+    - Without a block shape the analysis assumes whole warps along `%tid.x`; without the
+      grid or parameter values, 32-bit index arithmetic (`mad.lo.s32` of `%ctaid.x` and
+      `%ntid.x`, or of `%tid.x` and an `int` parameter) may wrap, and the analysis then
+      drops the lane form: those accesses land in the "not checked" note. Give the launch
+      (`block=`, `grid=`, `param.NAME=`) to check them.
+    - Inactive lanes lower the real count only where the analysis can evaluate the
+      condition lane by lane (a bound it knows, a warp or lane index); an unknown bound
+      (`if (i < n)`, `n` not given) leaves every lane counted, as a possible finding.
+    - Groups are formed by one address register at constant offsets; the same element read
+      through two registers (recomputed addresses) is judged access by access.
+    - Lane by lane, an index read from an initialised `.const` table is taken from the
+      initialiser: the host is assumed not to rewrite the table before the launch.
+    - `cp.async`, bulk copies and TMA are not checked.
+
+    ## Samples
+    Under `ptx_samples/uncoalesced-access/`, each with a clean twin:
+
+    - `transpose.bad`: the naive transpose, `out[x * height + (y + j)] = in[(y + j) * width
+      + x]`: reads a row of `in` coalesced but writes a column of `out`.
+    - `strided.bad`: 2, 8 and 32-element strides, `atom.global`.
+    - `vector.bad`: `.v4`, `.v2`, `f64` at twice their width.
+    - `aos.bad`: two fields of a 32-byte structure.
+    - `generic.bad`: generic `ld`, `red.global`.
+    - `param_stride.bad` / `param_given.bad`: a runtime stride, unknown and given.
+    - `halves.bad`, `blocked.bad`: accesses served together (above).
+    - `loop_sgemm.bad`: a naive SGEMM with the row taken from `threadIdx.x`: lanes read
+      `A[row*K + i]` 256 bytes apart on every trip (unrolled by 4: one finding for the 4).
+    - `loop_layernorm.bad`: a layer norm with one thread per row: per-thread pointers a row
+      (256 bytes) apart on every trip.
+    - `../bank-conflict/sgemm_blocked.bad`: a register-blocked SGEMM writing two `float4`
+      per row at a 32-byte lane stride: a blocked store, reported once per row.
+
     ## Suppress
     `--disable uncoalesced-access`, or `disable = ["uncoalesced-access"]` under
-    `[tool.ptxlint]`; raise the threshold with the `uncoalesced_ratio` option.
+    `[tool.ptxlint]`; one line: `// ptxlint: disable=uncoalesced-access`. Raise the
+    threshold with the `uncoalesced-ratio` option.
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:

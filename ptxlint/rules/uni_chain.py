@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..domains.state import State
-from ..interp.divergence import SyncDependence
-from ..interp.facts import Facts
+from ..interp.facts import Facts, SyncDependence
 from ..ir.instruction import Instruction
 from ..ir.operands import Register
 from ..ir.traits import Branch, Call, MemoryAccess, Terminator
@@ -84,7 +83,7 @@ class Provenance:
         if before is None:
             return None
         after = before.copy()
-        self.facts._interp.step(insn, after)  # noqa: SLF001 -- Facts has no state_after
+        self.facts.step(insn, after)
         return after
 
     # -- reaching definitions ---------------------------------------------------------------

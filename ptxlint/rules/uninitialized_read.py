@@ -1,15 +1,15 @@
 """`uninitialized-read`: a register, shared-memory or local-memory value read before
-anything wrote it. The analyses live in `interp/definedness.py` (registers) and
-`interp/uninit_memory.py` (memory); this module words the findings."""
+anything wrote it. The analyses live in `threads/definedness.py` (registers) and
+`threads/uninit_memory.py` (memory); this module words the findings."""
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from ..diagnostics import Certainty, Diagnostic, Related, Severity
-from ..interp.definedness import Definedness, UndefinedUse
+from ..threads.definedness import Definedness, UndefinedUse
 from ..ir.instruction import Instruction
 from .base import Rule, RuleContext
-from .uncoalesced_access import address_text, object_name
+from .wording import address_text, object_name
 
 MAX_PATH = 3  # branches named on the way to a register read
 
@@ -19,37 +19,76 @@ class UninitializedRead(Rule, id="uninitialized-read", severity=Severity.ERROR,
     """A register, shared-memory or local-memory value is read before anything wrote it.
 
     ## What it does
-    **Registers.** Follows every path from the function's entry and reports a register
-    read on a path where it was never written: never written at all, written only under
-    a predicate (`@%p mov`) and read without it, written on one branch only. A read under
-    the predicate that guarded the write is fine, also when nvcc recomputes the
-    predicate (`setp` of the same comparison), and so is a read on a branch taken only
-    when the write happened (`if (c) x = ...; if (c) use(x)`). Copies (`mov` of a
-    register, `{..}` packing) and `selp` only pass the value on: the read that counts is
-    the first use of the copy, and `selp` reads only the arm it selects. Storing a value
-    is not a use (CUB stores the unloaded slots of a partial tile and never reads them
-    back) unless the register is written nowhere. Parameters, special registers and
-    `.reg` declarations with an initialiser are defined; a call defines the registers
-    it returns. One finding per register and path: after a read the register counts as
-    defined.
+    A value read before anything wrote it, in three places:
 
-    **Shared memory** (needs the block shape): a `ld.shared` of bytes that no thread of
-    the block can have written before it (in an earlier barrier interval, an earlier
-    trip of a loop, or side by side in the same interval), each write evaluated for
-    every thread as the race rule does. Shared memory is never initialised by the host.
-    An object some instruction writes in a way the analysis cannot evaluate (`cp.async`,
-    a matrix store, a generic pointer, a call) is not judged.
+    | Where | What is reported |
+    |---|---|
+    | registers | a register read on a path from the function's entry where it was never written: never written at all, written only under a predicate (`@%p mov`) and read without it, written on one branch only |
+    | shared memory | an `ld.shared` of bytes no thread of the block can have written before it (shared memory is never initialised by the host); needs the block shape |
+    | local memory | an `ld.local` of bytes of the function's own stack frame (`__local_depot`) no write on a path to it covers |
 
-    **Local memory**: a `ld.local` of bytes of the stack frame (`__local_depot`) that
-    no write on a path to it covers.
+    Registers: a forward dataflow over the CFG, per thread. For every register the state
+    holds whether some path writes it, and under which *condition* it certainly holds a
+    value: always, or when one of a set of predicate literals holds (`@%p mov %r1` makes
+    `%r1` defined when `%p`; a later `@!%p mov %r1` makes it always defined). A read under
+    the same condition is fine, whether the condition comes from the read's guard or from a
+    branch on the way (`if (c) x = ...; if (c) use(x)`). Predicates are compared by the
+    *comparison they compute*, not by register: nvcc recomputes a guard (`setp.ge.s32 %p42,
+    %r153, %r16` to load item 0 of a partial tile, `setp.ge.u32 %p54, %r153, %r16` to use
+    it), so both sides of a comparison are brought to a linear form over registers with one
+    definition and the operator to `<`/`==` with a polarity. A signed and an unsigned
+    comparison of the same forms count as one when an operand of each is known
+    non-negative (they differ only for a negative element count, which is assumed not to
+    happen).
 
-    An error when every execution that runs the read reads an undefined value (the
-    register is written on no path; every thread's bytes are unwritten); otherwise a
-    warning.
+    What is a *read*: every register an instruction uses (its guard, sources, address
+    bases, vector elements, call arguments), except
+
+    - copies (`mov` of a register, `{..}` packing and unpacking) and selects (`selp`): the
+      destination takes the definedness of its source, or of the arm the predicate picks,
+      so an undefined value moved into a `selp` arm that is never selected is never read,
+      and the finding is at the first real use of a copy;
+    - stored values: `st` copies a value to memory without looking at it (CUB stores every
+      slot of a partial tile to shared memory and reads back only the valid ones); the
+      value is a read only when nothing in the function ever writes the register.
+
+    Vector registers (`.reg .v4 .f32 %v`) are tracked element by element (`%v.x`).
+    Parameters, special registers and `.reg` declarations with an initialiser are defined
+    at the entry; a call defines the registers it returns, and a called function starts
+    with its `.reg` parameters defined. After a read the register counts as defined on that
+    path, so a register missing on one path is one finding, not one per use.
+
+    Shared memory: for each `ld` of a `.shared` object (also through a generic address the
+    analysis resolves to one), the writes that can come before it for some thread are those
+    a path leads from to the load (an earlier barrier interval, an earlier trip of a loop)
+    and those another thread may run side by side with it (as for `shared-memory-race`).
+    Each is evaluated for every thread of the block (guards narrow the threads, small
+    uniform leaves are enumerated) and their union over-approximates the bytes written. A
+    byte the load may read outside that union is reported, with the threads that read it.
+    An object written by something the analysis cannot evaluate (`cp.async`, bulk or tensor
+    copies, `mbarrier` updates, matrix stores, an address it cannot follow per thread, a
+    generic pointer it cannot place, a call) is not judged, and neither is any shared load
+    when the block shape is unknown. Bytes outside the object are left to `out-of-bounds`.
+
+    Local memory: per thread, so the abstract values suffice: the bytes of the object each
+    `st.local` reaching the load may cover (its offset set, up to 4096 values), against the
+    bytes the load may read. A call, or a write the analysis cannot place, leaves the
+    function's local memory unjudged; a local object that is not the function's own (a
+    caller's array reached through a pointer argument) is never judged.
+
+    Details: `kind` (`register`, `shared`, `local`); for registers `register` (several
+    joined by commas); for memory `object` and `bytes` (`512-1023`, runs joined by commas),
+    and for shared memory `threads` (how many threads read such a byte).
 
     ## Why is this bad?
     ptxas accepts all of these silently and the value read is whatever the hardware
     register or memory held: garbage that changes from run to run and from GPU to GPU.
+
+    ## Certainty
+    An error when every execution that runs the read reads an undefined value: the
+    register is written on no path to the read; every byte of every thread's local read is
+    unwritten; the shared load runs in every thread the constraints select (no condition
+    the analysis cannot evaluate per thread) with no enumerated leaf. Otherwise a warning.
 
     ## Example
     ```ptx
@@ -65,9 +104,47 @@ class UninitializedRead(Rule, id="uninitialized-read", severity=Severity.ERROR,
     add.s32         %r3, %r2, %r1;
     ```
 
+    Give the register a value on every path (initialise the accumulator, use the value
+    only under the condition that set it, or `selp` a default). For shared memory, write
+    every byte of the tile before the barrier that precedes the read, or read only what was
+    written; for local arrays, fill the array before the indexed read.
+
+    ## Limitations
+    - Path-insensitive beyond predicate literals: a register written when a loop runs at
+      least once and read after it is "may" unless the facts show the loop always runs
+      (CUB's tiles are fine: the comparisons are matched); a correlation through memory or
+      arithmetic (`if (n > 0) x = ...; ... if (n >= 1) use(x)`) is not seen.
+    - Two comparisons count as one only through linear forms of registers with a single
+      definition; signed and unsigned forms are merged under the non-negative assumption
+      above.
+    - Shared memory: the barrier intervals assume every thread meets the barriers in the
+      same order (what `barrier-divergence` checks): with divergent barriers a write on the
+      other side of a mismatched barrier is not seen as preceding the read
+      (`barrier-divergence/loop_trip.bad`). Atomics are writes but not judged as reads.
+      Objects written remotely by other blocks of a cluster (`st.shared::cluster`) are not
+      modelled.
+    - The memory parts run on the kernel; in a called function only registers and its own
+      local frame are checked.
+
+    ## Samples
+    Under `ptx_samples/uninitialized-read/`, each with a clean twin:
+
+    - `never_written.bad` (hand-written): a register no instruction writes, a misspelt
+      register (an error).
+    - `predicated.bad` (hand-written): written only under `@%p1`, read unguarded; the twin
+      reads under the predicate, through a `selp` on it, a vector register element by
+      element, and a value overwritten by every thread.
+    - `one_branch.bad` (hand-written): written on one branch only; the twin writes both,
+      and reads a one-branch value behind a second test of the same comparison.
+    - `accumulator.bad` (nvcc, no warning from it): `float acc; for (...) acc += ...`: the
+      first addition reads garbage.
+    - `partial_tile.bad`: 128 of 256 tile words written before the barrier, all 256 read.
+    - `local_window.bad`: 7 of 8 elements of a local array written, an element picked by a
+      loaded index.
+
     ## Suppress
     `--disable uninitialized-read`, or `disable = ["uninitialized-read"]` under
-    `[tool.ptxlint]`.
+    `[tool.ptxlint]`; one line: `// ptxlint: disable=uninitialized-read`.
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
@@ -79,7 +156,7 @@ class UninitializedRead(Rule, id="uninitialized-read", severity=Severity.ERROR,
             by_insn.setdefault(id(use.insn), []).append(use)
         for uses in by_insn.values():
             yield _register(self, rc, engine, uses)
-        from ..interp.uninit_memory import local_reads, shared_reads  # noqa: PLC0415 -- numpy
+        from ..threads.uninit_memory import local_reads, shared_reads  # noqa: PLC0415 -- numpy
 
         for v in local_reads(facts, rc.module):
             if v.bytes_:

@@ -1,7 +1,7 @@
 """The condition of a warp-level divergence finding on an unknown block shape.
 
 `%tid.x / 32` is one value per warp when each warp is 32 consecutive `%tid.x` of one
-row: `%ntid.x` a multiple of 32, or a one-dimensional block (`interp/warp_uniform.py`).
+row: `%ntid.x` a multiple of 32, or a one-dimensional block (`interp/transfer/warp_uniform.py`).
 The analysis proves that only from an exact block shape (the launch, `.reqntid`);
 `.maxntid` bounds the thread count, not `%ntid.x`, and a kernel linted without a launch
 may run in a 48x2 block. So with the shape unknown, a `bra.uni` or `__syncwarp` that
@@ -16,8 +16,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import replace
 
-from ..interp.facts import Facts
-from ..interp.worklist import FixpointParams
+from ..interp.facts import Facts, FixpointParams
 from .base import RuleContext
 
 #: what a finding that only whole-row warps avoid depends on
@@ -44,16 +43,12 @@ def rows_facts(rc: RuleContext) -> Facts | None:
         return None
     if rc.facts in _CACHE:
         return _CACHE[rc.facts]
-    from ..analysis import analyze  # noqa: PLC0415 -- a re-analysis, only when asked
-
     params = FixpointParams(rules_only=True, max_work=WORK_FACTOR * rc.facts.work + 10_000)
-    with rc.deadline.phase("re-analysis with whole-row warps"):
-        result = analyze(rc.function, replace(rc.launch, warps_in_rows=True),
-                         module=rc.module, params=params, deadline=rc.deadline)
-    if result.stopped is not None:
-        raise result.stopped  # the kernel's budget: stop the rule, as for any phase
-    _CACHE[rc.facts] = result.facts
-    return result.facts
+    # past the kernel's budget this raises: the rule stops, as in any phase
+    facts = rc.reanalyze(replace(rc.launch, warps_in_rows=True), params,
+                         "re-analysis with whole-row warps")
+    _CACHE[rc.facts] = facts
+    return facts
 
 
 __all__ = ["CONDITION", "NOTE", "HELP", "rows_facts", "shape_known"]

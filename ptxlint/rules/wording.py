@@ -10,7 +10,7 @@ from dataclasses import replace
 from ..diagnostics import Certainty, Diagnostic, Severity
 from ..domains.value import Value
 from ..interp.facts import Access
-from ..interp.warp import ASSUMED_ROWS, WarpPattern
+from ..threads.warp import ASSUMED_ROWS, WarpPattern
 from .base import Rule, RuleContext
 from .sites import WarpCase, exact_block, runtime_sources
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
-from ptxlint.differential.case import Case
-from ptxlint.differential.corpus import fill
+from differential.case import Case
+from differential.corpus import fill
 from ptxlint.launch import LaunchConfig
 
 # prologue registers (see `render`): the index sources every expression starts from

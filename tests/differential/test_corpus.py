@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.differential import run_case
-from ptxlint.differential.corpus import NOT_RUN, all_pricing_cases, all_sample_cases
+from differential import run_case
+from differential.corpus import NOT_RUN, all_pricing_cases, all_sample_cases
 from ptxlint.ir.build import parse_module
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +31,7 @@ def check(case):
     return result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", SAMPLE_CASES, ids=[c.name for c in SAMPLE_CASES])
 def test_sample_is_sound(case):
     check(case)
@@ -54,7 +55,7 @@ def test_every_sample_kernel_is_a_case():
     """The coverage claim: every kernel of every file under ptx_samples/ except the
     parser samples of syntax/ is a case (run, or listed in NOT_RUN with its reason), so
     a new sample cannot be skipped silently; and syntax/ is the only exclusion."""
-    from ptxlint.differential.corpus import EXCLUDED_DIRS
+    from differential.corpus import EXCLUDED_DIRS
 
     assert EXCLUDED_DIRS == ("syntax",)
     want = _sample_kernels()
@@ -70,7 +71,7 @@ def test_every_sample_kernel_is_a_case():
 def test_default_launch_is_the_one_linted():
     """Samples without a launch line: the block of `.reqntid`, one block, and the lint
     is told that very launch and every buffer's size."""
-    from ptxlint.differential.corpus import DEFAULT_BLOCK, launch_line
+    from differential.corpus import DEFAULT_BLOCK, launch_line
 
     defaults = [c for c in SAMPLE_CASES if "/cuda/" not in c.path and launch_line(c.ptx) is None]
     assert defaults
@@ -122,11 +123,12 @@ def pricing_cases():
 
 
 def _pricing_names() -> list[str]:
-    from ptxlint.differential.corpus import pricing_launches
+    from differential.corpus import pricing_launches
 
     return [f"pricing:{name}" for name, _ in pricing_launches()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _pricing_names())
 def test_pricing_launch_is_sound(name, pricing_cases):
     check(pricing_cases[name])
@@ -135,7 +137,7 @@ def test_pricing_launch_is_sound(name, pricing_cases):
 def test_every_pricing_kernel_is_a_case():
     """Every `__global__` kernel of pricing_kernels/kernels/ (production and flawed) has
     a launch in the corpus."""
-    from ptxlint.differential.corpus import pricing_launches
+    from differential.corpus import pricing_launches
 
     kernels = ROOT / "pricing_kernels" / "kernels"
     decl = re.compile(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s*)?(\w+)\s*\(")

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ptxlint.differential.gamma import cong_contains, lane_form_violations, si_contains
+from differential.gamma import cong_contains, lane_form_violations, si_contains
 from ptxlint.domains.affine import Affine
 from ptxlint.domains.align import Congruence
 from ptxlint.domains.strided import StridedInterval as SI

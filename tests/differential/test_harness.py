@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-import ptxlint.differential.case as case_mod
-from ptxlint.differential import run_case
-from ptxlint.differential.corpus import sample_cases
-from ptxlint.differential.probe import Claim
-from ptxlint.differential.static import CostBound
+import differential.case as case_mod
+from differential import run_case
+from differential.corpus import sample_cases
+from differential.probe import Claim
+from differential.static import CostBound
 from ptxlint.domains.value import Value
 from ptxlint.interp.facts import Facts
 
@@ -86,7 +86,7 @@ def test_a_uniform_claim_on_tid_is_a_lane_form_violation(monkeypatch):
 
 
 def test_a_lowered_bound_is_over_bound(monkeypatch):
-    from ptxlint.differential import static
+    from differential import static
 
     monkeypatch.setattr(case_mod, "cost_bounds",
                         lambda side: {k: CostBound(sectors=b.sectors and 1, ways=b.ways and 1)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import ptxlint.differential.case as case_mod
-from ptxlint.differential import run_case
-from ptxlint.differential.case import Case
-from ptxlint.differential.corpus import sample_cases
+import differential.case as case_mod
+from differential import run_case
+from differential.case import Case
+from differential.corpus import sample_cases
 from ptxlint.launch import LaunchConfig
 
 SAMPLES = Path(__file__).parents[2] / "ptx_samples"

@@ -7,7 +7,7 @@ import subprocess
 
 from hypothesis import HealthCheck, given, settings
 
-from ptxlint.differential import run_case
+from differential import run_case
 
 from ..conftest import ptxas_path
 from .kernels import programs

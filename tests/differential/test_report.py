@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ptxlint.differential import run_case
-from ptxlint.differential.corpus import sample_cases
-from ptxlint.differential.report import BEGIN, END, render, splice, tally
+from differential import run_case
+from differential.corpus import sample_cases
+from differential.report import BEGIN, END, render, splice, tally
 
 ROOT = Path(__file__).parents[2]
 
@@ -34,4 +34,4 @@ def test_splice_replaces_only_the_generated_block():
 def test_the_document_carries_a_generated_table():
     doc = (ROOT / "docs" / "soundness.md").read_text()
     block = doc.split(BEGIN, 1)[1].split(END, 1)[0]
-    assert "| `out-of-bounds` |" in block and "python -m ptxlint.differential" in doc
+    assert "| `out-of-bounds` |" in block and "python -m differential" in doc

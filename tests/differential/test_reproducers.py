@@ -10,7 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from ptxlint.differential import Case, run_case
+from differential import Case, run_case
 from ptxlint.emulate import run_kernel
 from ptxlint.emulate.observe import warp_bank_ways
 from ptxlint.launch import LaunchConfig

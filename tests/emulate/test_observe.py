@@ -1,5 +1,5 @@
 """Observations: sectors per request and bank conflicts as the hardware model of
-`interp/warp.py` counts them, per warp, for whole grids at once."""
+`threads/warp.py` counts them, per warp, for whole grids at once."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ptxlint.domains.align import Congruence
 from ptxlint.emulate import bank_ways, sectors_per_request
 from ptxlint.emulate.observe import warp_bank_ways, warp_sectors
-from ptxlint.interp import warp as W
+from ptxlint.threads import warp as W
 
 from .helpers import HEADER, run_ptx
 

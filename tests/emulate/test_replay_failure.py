@@ -111,15 +111,15 @@ def _raise(exc: BaseException):
 
 @pytest.mark.parametrize("where", ["ptxlint.emulate.api.run_kernel",
                                    "ptxlint.emulate.program.Program",
-                                   "ptxlint.rules.replay.Replay.independent",
-                                   "ptxlint.rules.replay.Replay._witness"])
+                                   "ptxlint.replay.Replay.independent",
+                                   "ptxlint.replay.Replay._witness"])
 @pytest.mark.parametrize("exc", [MemoryError(), TimeoutError("slow"), RuntimeError("bug")],
                          ids=lambda e: type(e).__name__)
 def test_a_failed_replay_leaves_the_static_findings(monkeypatch, where, exc):
     replayed = _findings()
     assert [f[1] for f in replayed if f[3] is Severity.ERROR] == REPLAYED
     with monkeypatch.context() as m:
-        m.setattr("ptxlint.rules.replay.MAX_THREADS", 0)  # no replay at all
+        m.setattr("ptxlint.replay.MAX_THREADS", 0)  # no replay at all
         static = _findings()
     assert static != replayed
     monkeypatch.setattr(where, _raise(exc))

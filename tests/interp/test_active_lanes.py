@@ -7,8 +7,8 @@ import numpy as np
 
 from ptxlint.analysis import analyze
 from ptxlint.domains.align import Congruence
-from ptxlint.interp.active_lanes import block_lanes, splits_lanes
-from ptxlint.interp.warp import WarpPattern, bank_ways, lane_patterns, restrict, unique_rows
+from ptxlint.threads.active_lanes import block_lanes, splits_lanes
+from ptxlint.threads.warp import WarpPattern, bank_ways, lane_patterns, restrict, unique_rows
 from ptxlint.ir.build import parse_module
 from ptxlint.launch import LaunchConfig
 

@@ -1,4 +1,4 @@
-"""Transfer functions of the compute families (ptxlint/interp/arith*.py).
+"""Transfer functions of the compute families (ptxlint/interp/transfer/arith*.py).
 
 The soundness property pairs each transfer with the reference semantics in `concrete.py`:
 random abstract inputs (value sets at 8-64 bits, affine forms over tid.x and laneid,
@@ -26,10 +26,10 @@ from ptxlint.domains.state import State
 from ptxlint.domains.strided import StridedInterval as SI
 from ptxlint.domains.strided import view_range
 from ptxlint.domains.value import TOP, UNIFORM_TOP, Value
-from ptxlint.interp import arith
+from ptxlint.interp.transfer import arith
 from ptxlint.interp.context import Ctx
 from ptxlint.interp.links import link_of
-from ptxlint.interp.transfer import transfer_for
+from ptxlint.interp.transfer.table import transfer_for
 from ptxlint.ir.build import parse_module
 from ptxlint.ir.operands import Immediate, Negated, PredicatePair, Register, Vector
 from ptxlint.ir.registry import REGISTRY, all_opcodes, resolve
@@ -78,7 +78,8 @@ def test_every_compute_class_has_a_transfer_function():
     for cls in classes:
         fn = transfer_for(cls)
         assert fn is not None, cls.__name__
-        assert fn.__module__.startswith("ptxlint.interp.arith"), (cls.__name__, fn.__module__)
+        assert fn.__module__.startswith("ptxlint.interp.transfer.arith"), \
+            (cls.__name__, fn.__module__)
 
 
 # ---- the forms under test ----------------------------------------------------------------------

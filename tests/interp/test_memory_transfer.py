@@ -10,7 +10,7 @@ from ptxlint.domains.space import Region
 from ptxlint.domains.strided import StridedInterval as SI
 from ptxlint.domains.value import Value
 from ptxlint.interp.context import Ctx
-from ptxlint.interp.transfer import apply, transfer_for
+from ptxlint.interp.transfer.table import apply, transfer_for
 from ptxlint.ir.build import parse_module
 from ptxlint.ir.instructions.control import CallInst
 from ptxlint.ir.registry import REGISTRY, all_opcodes

@@ -9,7 +9,7 @@ import pytest
 from ptxlint import lint
 from ptxlint.analysis import analyze
 from ptxlint.interp.relevance import sliced_out
-from ptxlint.interp.worklist import FixpointParams
+from ptxlint.interp.facts import FixpointParams
 from ptxlint.ir.build import parse_module
 from ptxlint.launch import LaunchConfig
 
@@ -113,6 +113,7 @@ def _diagnostics(path: Path, monkeypatch, rules_only: bool) -> list[tuple]:
             for d in report.diagnostics]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", [p for p in sample_files() if "syntax" not in p.parts],
                          ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_slice_changes_no_finding(path: Path, monkeypatch):

@@ -8,12 +8,12 @@ import pytest
 
 from ptxlint.analysis import analyze
 from ptxlint.domains.strided import StridedInterval as SI
-from ptxlint.interp.barrier_intervals import Intervals, control_closure, separator
-from ptxlint.interp.block_uniform import block_variance
-from ptxlint.interp.induction import loop_trips
-from ptxlint.interp.thread_eval import Evaluator, ThreadSpace, Unevaluable
-from ptxlint.interp.thread_exprs import Node, const, expr_builder
-from ptxlint.interp.thread_pairs import Evaluated, Side, evaluate, first_overlap
+from ptxlint.threads.barrier_intervals import Intervals, control_closure, separator
+from ptxlint.threads.block_uniform import block_variance
+from ptxlint.threads.induction import loop_trips
+from ptxlint.threads.thread_eval import Evaluator, ThreadSpace, Unevaluable
+from ptxlint.threads.thread_exprs import Node, const, expr_builder
+from ptxlint.threads.thread_pairs import Evaluated, Side, evaluate, first_overlap
 from ptxlint.ir.build import parse_module
 from ptxlint.launch import LaunchConfig
 

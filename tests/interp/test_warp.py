@@ -8,7 +8,7 @@ from ptxlint.domains.align import Congruence
 from ptxlint.domains.space import Region
 from ptxlint.domains.strided import StridedInterval as SI
 from ptxlint.domains.value import TOP, Value
-from ptxlint.interp.warp import (ASSUMED_ROWS, WarpPattern, bank_conflict, bank_ways, lanes,
+from ptxlint.threads.warp import (ASSUMED_ROWS, WarpPattern, bank_conflict, bank_ways, lanes,
                                  sector_range, sectors, warp_count, warp_pattern, warp_patterns)
 
 

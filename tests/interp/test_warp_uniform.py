@@ -1,4 +1,4 @@
-"""Warp-level uniformity beyond the lane form (`interp/warp_uniform.py`): quotients of
+"""Warp-level uniformity beyond the lane form (`interp/transfer/warp_uniform.py`): quotients of
 the thread index by the warp width, broadcast shuffles, the warp collectives, WARP_SZ;
 each fact pinned on small kernels, then checked against the emulator for block shapes
 whose warps are whole rows and shapes whose warps are not."""
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ptxlint.analysis import analyze
-from ptxlint.differential import Case, run_case
+from differential import Case, run_case
 from ptxlint.ir.build import parse_module
 from ptxlint.launch import LaunchConfig
 

@@ -19,10 +19,12 @@ ENTRIES = {
     "mc.cu": ("european", "asian", "everest"),
     "reduce.cu": ("reduce_final",),
     "binomial.cu": ("binomial",),
-    "rng.cu": ("philox_raw", "lcg_raw", "mt_raw", "normals", "box_muller"),
+    "rng.cu": ("philox_raw", "lcg_raw", "mt_raw", "normals", "box_muller", "sobol_raw",
+               "sobol_bridge_raw", "mt607_raw"),
     "flawed/aos_state.cu": ("lcg_raw_aos",),
     "flawed/box_muller_conflict.cu": ("normals_paired_rows",),
     "flawed/lattice_no_barrier.cu": ("binomial_no_barrier",),
+    "flawed/mt607_aos.cu": ("mt607_raw_aos",),
 }
 
 
@@ -40,7 +42,7 @@ def test_kernel_compiles(source, arch, compiler, tmp_path):
         assert f".entry {entry}(" in b.ptx
 
 
-@pytest.mark.parametrize("rng", (1, 2, 3))
+@pytest.mark.parametrize("rng", (1, 2, 3, 4, 5))
 @pytest.mark.parametrize("normals", (1, 2))
 def test_monte_carlo_variants_compile(rng, normals, compiler, tmp_path):
     defines = {"RNG": rng, "NORMALS": normals, "ANTITHETIC": 1, "NASSETS": 7, "BLOCK": 128}

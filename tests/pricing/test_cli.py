@@ -33,7 +33,7 @@ def test_json_echoes_the_inputs(capsys):
                  "--maturity", "0.5", "--seed", "99", "--rng", "mt", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["inputs"] == {"product": "asian-call", "spot": 95.0, "strike": 90.0,
-                             "rate": 0.03, "vol": 0.25, "maturity": 0.5, "steps": 8,
+                             "rate": 0.03, "vol": 0.25, "div": 0.0, "maturity": 0.5, "steps": 8,
                              "paths": 3000, "seed": 99, "rng": "mt", "normals": "thread",
                              "antithetic": False}
     assert out["reference"] is None and out["reference_method"] is None  # not asked for
@@ -56,7 +56,7 @@ def test_text_output(capsys):
                  "--rng", "mt", "--antithetic"]) == 0
     out = capsys.readouterr().out
     for word in ("price", "95% CI", "device     cpu, rng mt, 5,000 paths",
-                 "inputs     spot 100, strike 100, rate 0.05, vol 0.2, maturity 1, steps 8, "
+                 "inputs     spot 100, strike 100, rate 0.05, vol 0.2, div 0, maturity 1, steps 8, "
                  "seed 1234, antithetic true"):
         assert word in out
     assert "reference" not in out  # only with --reference

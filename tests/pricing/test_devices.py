@@ -36,6 +36,8 @@ from ..conftest import nvcc_path
 from . import host_runner
 from .fake_driver import FakeDriver
 
+pytestmark = pytest.mark.slow  # the quick loop (-m 'not slow') leaves it out
+
 PATHS = {"gpu": 200_000, "fake-gpu": 4096, "emulator": 4096, "host": 8192}
 SLOW = os.environ.get("PRICING_SLOW") == "1"
 LATTICE_STEPS = {"gpu": (2048, 4096, 8192, 16384), "emulator": (512, 1024, 2048)

@@ -125,9 +125,62 @@ def test_early_return_before_an_aligned_barrier_is_a_warning():
     assert d.details["skipped_by"] == "exit"
 
 
-def test_early_return_before_an_unaligned_barrier_is_allowed():
-    """`barrier.sync` without `.aligned` waits for the threads that have not exited."""
-    assert lint(EARLY_RETURN.format(barrier="barrier.sync 0")) == []
+def test_early_return_before_an_unaligned_barrier_is_a_warning():
+    """`barrier.sync` without `.aligned` (cooperative groups' `this_thread_block().sync()`)
+    is released without the exited threads, but CUDA requires every thread of the group
+    to call it: a warning that says so (issue #22)."""
+    [(line, d)] = lint(EARLY_RETURN.format(barrier="barrier.sync 0"))
+    assert line == 5 and d.severity is Severity.WARNING
+    assert d.certainty is Certainty.POSSIBLE and d.details["skipped_by"] == "exit"
+    assert any("this_thread_block().sync()" in n for n in d.notes)
+    assert not any("is `.aligned`" in n for n in d.notes)
+
+
+def test_cooperative_groups_sync_after_an_early_return():
+    [d] = sample("cg_exit.bad.ptx")
+    assert d.rule == "barrier-divergence" and d.certainty is Certainty.DEFINITE
+    assert d.details["barrier"] == "barrier.sync" and d.details["skipped_by"] == "exit"
+    assert d.label == "threads 232-255 of block 3 skip it"
+
+
+def test_halving_loop_from_the_block_size_has_no_barrier_free_path():
+    """`for (d = blockDim.x; d > 0; d >>= 1) { __syncthreads(); ... }` runs at least once
+    for every legal block (blockDim.x >= 1): clean with and without a block shape, for
+    this rule and for the races it would open (issue #22, kept as a regression)."""
+    text = (SAMPLES / "halving_loop.ok.ptx").read_text()
+    for launch in (None, "block=256 grid=4 smem=1024", "block=96 grid=2 smem=384"):
+        options = LintOptions(launch=LaunchConfig.parse(launch) if launch else None,
+                              enable=frozenset({"barrier-divergence", "shared-memory-race"}))
+        assert [d for d in lint_text(text, "t.ptx", options).diagnostics
+                if d.severity >= Severity.WARNING] == [], launch
+
+
+def test_grid_sync_skipped_by_whole_blocks():
+    """Blocks past the data return before `grid.sync()`: recognised from the arrival on
+    a global counter and the spin on it, reported once, at the barrier that opens it."""
+    [d] = sample("grid_sync.bad.ptx")
+    assert d.message == "`barrier.sync 0` may not be reached by every block of the grid"
+    assert (d.severity, d.certainty) == (Severity.ERROR, Certainty.POSSIBLE)
+    assert d.details["skipped_by"] == "block" and d.details["grid"] is True
+    assert d.details["source"] == "%ctaid.x"
+    assert any("grid-wide barrier" in n for n in d.notes)
+
+
+def test_grid_sync_after_threads_return_is_one_finding_with_the_grid_note():
+    """Threads (not whole blocks) return before `grid.sync()`: the block-level finding on
+    the barrier that opens the grid barrier, with a note that blocks whose threads all
+    return hang the grid; the barrier that closes it is not reported again."""
+    text = (SAMPLES / "grid_sync.bad.ptx").read_text()
+    assert "mov.u32 \t%r1, %ctaid.x;" in text
+    text = re.sub(r"// expect:.*", "", text.replace("mov.u32 \t%r1, %ctaid.x;",
+                                                     "mov.u32 \t%r1, %tid.x;"))
+    options = LintOptions(launch=LaunchConfig.parse("block=256 grid=16"),
+                          enable=frozenset({"barrier-divergence"}))
+    [d] = [d for d in lint_text(text, "t.ptx", options).diagnostics
+           if d.rule == "barrier-divergence"]
+    assert d.details["skipped_by"] == "exit" and d.details["grid"] is True
+    assert d.message.endswith("reached by every thread of the block")
+    assert any("grid-wide barrier" in n for n in d.notes)
 
 
 def test_early_return_that_no_thread_takes_is_fine():

@@ -85,7 +85,7 @@ def test_array_one_element_short():
 
 
 def test_missing_guard_fails_in_the_last_block():
-    # the exact launch: the address is launch-determined, a run settles it (rules/replay.py)
+    # the exact launch: the address is launch-determined, a run settles it (replay.py)
     load, store = sample("missing_guard.bad.ptx")
     assert (load.line, store.line) == (50, 53)
     assert (load.severity, load.certainty) == (Severity.ERROR, Certainty.DEFINITE)
@@ -99,7 +99,7 @@ def test_missing_guard_fails_in_the_last_block():
 
 def test_missing_guard_without_a_run_may_fail(monkeypatch):
     # a grid too large to run: the static verdict stands
-    monkeypatch.setattr("ptxlint.rules.replay.MAX_THREADS", 512)
+    monkeypatch.setattr("ptxlint.replay.MAX_THREADS", 512)
     load, store = sample("missing_guard.bad.ptx")
     assert (load.line, store.line) == (50, 53)
     assert (load.severity, load.certainty) == (Severity.WARNING, Certainty.POSSIBLE)
@@ -125,7 +125,7 @@ def test_dynamic_shared_memory_sized_by_the_launch():
     assert store.message.endswith("`%tid.x` = 128 reaches byte 512")
     assert store.notes == ("the size of `dyn` is the launch's dynamic shared memory size",)
     # dyn[tid ^ 1] is not affine: the value domains only bound it, the launch's run
-    # shows threads 128.. past the end (rules/replay.py)
+    # shows threads 128.. past the end (replay.py)
     assert load.severity is Severity.ERROR
     assert load.message == ("out-of-bounds load: bytes 512..1023 of `dyn` (512 bytes); its "
                             "lanes reach bytes 0..1023 in an emulated run of this launch")

@@ -1,4 +1,4 @@
-"""`rules/replay.py`: a possible out-of-bounds access whose address is fixed by an exact
+"""`replay.py`: a possible out-of-bounds access whose address is fixed by an exact
 launch is settled by running the launch on the emulator; anything that makes the address
 depend on data, on buffer addresses or on floating point leaves the static verdict."""
 from __future__ import annotations
@@ -53,7 +53,7 @@ def same_as_static(text: str, monkeypatch, n: int | None = 5000) -> list:
     """The findings with runs allowed, after checking they are those without runs."""
     with_runs = _shown(findings(text, n, minimum=Severity.NOTE))
     with monkeypatch.context() as m:
-        m.setattr("ptxlint.rules.replay.MAX_THREADS", 0)
+        m.setattr("ptxlint.replay.MAX_THREADS", 0)
         assert _shown(findings(text, n, minimum=Severity.NOTE)) == with_runs
     return with_runs
 
@@ -82,17 +82,17 @@ def test_floating_point_in_the_address_leaves_the_static_verdict(monkeypatch):
 
 
 def test_too_many_threads_are_not_run(monkeypatch):
-    monkeypatch.setattr("ptxlint.rules.replay.MAX_THREADS", 512)
+    monkeypatch.setattr("ptxlint.replay.MAX_THREADS", 512)
     assert [d.line for d in findings(VECTOR_ADD)] == UNROLLED
 
 
 def test_run_over_its_budget_leaves_the_static_verdict(monkeypatch):
-    monkeypatch.setattr("ptxlint.rules.replay.MAX_STEPS", 10)
+    monkeypatch.setattr("ptxlint.replay.MAX_STEPS", 10)
     assert [d.line for d in findings(VECTOR_ADD)] == UNROLLED
 
 
 def test_huge_buffers_are_not_allocated(monkeypatch):
-    monkeypatch.setattr("ptxlint.rules.replay.MAX_BUFFER_BYTES", 1000)
+    monkeypatch.setattr("ptxlint.replay.MAX_BUFFER_BYTES", 1000)
     assert [d.line for d in findings(VECTOR_ADD)] == UNROLLED
 
 

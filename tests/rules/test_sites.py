@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from ptxlint.diagnostics import Certainty
-from ptxlint.differential.static import lint_kernel
+from differential.static import lint_kernel
 from ptxlint.ir.build import parse_module
 from ptxlint.launch import LaunchConfig
 from ptxlint.lint import LintOptions, lint_text
-from ptxlint.rules.out_of_bounds import judge, memory_sites
+from ptxlint.rules.memory_sites import memory_sites
+from ptxlint.rules.out_of_bounds import judge
 
 PROLOGUE = """.version 8.0
 .target sm_80

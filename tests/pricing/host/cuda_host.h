@@ -7,6 +7,7 @@
 #pragma once
 #include <barrier>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -36,6 +37,24 @@ inline unsigned __umulhi(unsigned a, unsigned b)
     return static_cast<unsigned>((static_cast<uint64_t>(a) * b) >> 32);
 }
 inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
+// the explicitly rounded operations of the Sobol inverse normal (rng.cuh); GCC may still
+// contract them into FMAs after inlining, so the host runner is not bit-exact there
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fsqrt_rn(float a) { return std::sqrt(a); }
+inline unsigned __float_as_uint(float x)
+{
+    unsigned u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
+inline float __uint_as_float(unsigned u)
+{
+    float x;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+}
 // __logf is the hardware's approximate logarithm: on [0.5, 2] its absolute error may be
 // up to 2^-21.41 (CUDA C Programming Guide, intrinsic functions). The shim returns the
 // pessimistic side of that bound, +2^-22, so that the kernels are run against what the

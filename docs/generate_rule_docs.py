@@ -1,0 +1,160 @@
+"""Write `docs/rules/<id>.md` for every rule ptxlint registers, from two sources only:
+
+- the rule's docstring (what `ptxlint --explain ID` prints): the page's prose, as is;
+- a real run of ptxlint on one sample pair under `ptx_samples/<id>/`, a defect sample
+  `NAME.bad.ptx` and its clean twin `NAME.ok.ptx`, embedded with the text report.
+
+The pair is the first `NAME.bad.ptx` the docstring's `## Samples` section names that has
+its twin, else the smallest pair in the folder. A rule without a pair gets a page without
+the run. The pages carry no absolute path and no timing, so regenerating an unchanged tree
+rewrites them byte for byte; `tests/test_rule_docs.py` fails when one is stale.
+
+    python docs/generate_rule_docs.py            # rewrite the pages
+    python docs/generate_rule_docs.py --check    # exit 1 and name the stale pages
+
+This script lives outside the `ptxlint` package: nothing installed imports it.
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ROOT / "docs" / "rules"
+SAMPLES = ROOT / "ptx_samples"
+COMMAND = "python docs/generate_rule_docs.py"
+# the summary line's time (`checked 1 file in 0.09s: ...`): different on every run
+TIMING = re.compile(r" in \d+(?:\.\d+)?s(?=:)")
+SAMPLE_NAME = re.compile(r"`([\w.-]+?)\.bad(?:\.ptx)?`")
+
+
+def rule_classes() -> dict[str, type]:
+    """Rule id -> class, for every rule ptxlint registers (a new module is picked up)."""
+    from ptxlint.rules.base import load_rules
+
+    return dict(sorted(load_rules().items()))
+
+
+def sample_pair(rule_id: str, doc: str) -> tuple[Path, Path] | None:
+    """The (bad, ok) pair shown on the page: named first in `## Samples`, else the
+    smallest; None when the rule has no sample with a clean twin."""
+    folder = SAMPLES / rule_id
+    pairs = {bad.name[: -len(".bad.ptx")]: (bad, bad.with_name(bad.name.replace(".bad.", ".ok.")))
+             for bad in sorted(folder.glob("*.bad.ptx"))}
+    pairs = {name: pair for name, pair in pairs.items() if pair[1].is_file()}
+    if not pairs:
+        return None
+    for name in SAMPLE_NAME.findall(section(doc, "Samples")):
+        if name in pairs:
+            return pairs[name]
+    return min(pairs.values(), key=lambda pair: (pair[0].stat().st_size, pair[0].name))
+
+
+def section(doc: str, title: str) -> str:
+    """The text of the docstring's `## title` section ('' when it has none)."""
+    parts = doc.split(f"\n## {title}\n", 1)
+    return parts[1].split("\n## ", 1)[0] if len(parts) == 2 else ""
+
+
+def run_ptxlint(args: list[str]) -> str:
+    """The text report of `ptxlint ARGS`, run in this process from the repository root
+    (so paths read as in a checkout), with the timing taken out."""
+    from ptxlint.cli import main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.txt"
+        here = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            main([*args, "--no-color", "--output", str(out)])
+        finally:
+            os.chdir(here)
+        text = out.read_text(encoding="utf-8")
+    return TIMING.sub("", text)
+
+
+def ptx_block(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8").rstrip("\n")
+    rel = path.relative_to(ROOT).as_posix()
+    return ["<details>", f"<summary><code>{rel}</code> ({text.count(chr(10)) + 1} lines)</summary>",
+            "", "```ptx", text, "```", "", "</details>", ""]
+
+
+def run_block(rule, path: Path) -> list[str]:
+    rel = path.relative_to(ROOT).as_posix()
+    args = ([] if rule.severity.name != "NOTE" else ["--severity", "note"]) + [rel]
+    report = run_ptxlint(args).rstrip("\n")
+    return ["```console", f"$ ptxlint {' '.join(args)}", report, "```", ""]
+
+
+def samples_part(rule, doc: str) -> list[str]:
+    pair = sample_pair(rule.id, doc)
+    if pair is None:
+        return []
+    bad, ok = pair
+    return ["## What ptxlint reports on the samples", "",
+            f"Generated from a run of this version of ptxlint on `{bad.name}` and its clean "
+            f"twin `{ok.name}` (under `ptx_samples/{rule.id}/`; the launch is the file's "
+            "`// ptxlint: launch` line, the time left out of the summary line).", "",
+            *ptx_block(bad), *run_block(rule, bad), *ptx_block(ok), *run_block(rule, ok)]
+
+
+def header(rule, rules: dict[str, type]) -> list[str]:
+    facts = [f"**Severity:** {rule.severity.name.lower()}", f"**Stage:** {rule.stage}"]
+    if rule.aliases:
+        facts.append("**Aliases:** " + ", ".join(f"`{a}`" for a in rule.aliases))
+    # rules defined in the same module are two sides of one question
+    siblings = [other for other, cls in rules.items()
+                if cls is not rule and cls.__module__ == rule.__module__]
+    if siblings:
+        facts.append("**Also:** " + ", ".join(f"[`{s}`]({s}.md)" for s in siblings))
+    source = Path(inspect.getfile(rule)).resolve().relative_to(ROOT).as_posix()
+    return [f"<!-- Generated by `{COMMAND}` from the docstring of {rule.__name__} in",
+            f"     {source} and a run on ptx_samples/{rule.id}/: edit those, not this page. -->",
+            f"# {rule.id}", "", " · ".join(facts), ""]
+
+
+def page(rule, rules: dict[str, type]) -> str:
+    doc = rule.doc()
+    lines = header(rule, rules) + [doc.rstrip("\n"), ""] + samples_part(rule, doc)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def pages() -> dict[Path, str]:
+    """Every page, generated in memory: path -> text."""
+    rules = rule_classes()
+    return {PAGES / f"{rule_id}.md": page(cls, rules) for rule_id, cls in rules.items()}
+
+
+def stale(generated: dict[Path, str]) -> list[str]:
+    """The pages that differ from what the code generates (or are missing)."""
+    return sorted(path.relative_to(ROOT).as_posix() for path, text in generated.items()
+                  if not path.is_file() or path.read_text(encoding="utf-8") != text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if a page is stale or missing")
+    args = parser.parse_args(argv)
+    generated = pages()
+    behind = stale(generated)
+    if args.check:
+        for path in behind:
+            print(f"stale: {path}")
+        return 1 if behind else 0
+    for path, text in generated.items():
+        if path.relative_to(ROOT).as_posix() in behind:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path.relative_to(ROOT).as_posix()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))  # a checkout without an install
+    sys.exit(main())

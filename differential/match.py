@@ -22,6 +22,7 @@ import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ptxlint.arch import SECTOR_BYTES
 from ptxlint.diagnostics import Diagnostic, Severity
 from ptxlint.emulate.observe import Observations
 from ptxlint.ir.operands import Immediate
@@ -48,7 +49,6 @@ EVENT_RULES = {
 BY_EVENT = frozenset({"uninitialized-shared", "uninitialized-local"})
 COVERAGE_RULES = ("uncoalesced-access", "bank-conflict")
 UNCOALESCED_RATIO = 2  # the rule's default `uncoalesced_ratio`
-SECTOR_BYTES = 32
 
 
 @dataclass(frozen=True)

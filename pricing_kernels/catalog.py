@@ -105,6 +105,7 @@ def mc_defines(spec: Spec, strikes: int = 1) -> dict[str, int]:
         defines["CONTROL"] = 1  # pairs: payoff, control, their product (variance.py)
     if spec.rng == "sobol" and spec.product == "asian-call":
         defines["SOBOL_STEPS"] = spec.steps_or_default()  # the bridge's path (local memory)
+        defines["SOBOL_BRIDGE_STEPS"] = spec.steps_or_default()  # its schedule in gen_state
     if spec.greeks:
         defines["GREEKS"] = 1
     if strikes > 1:
@@ -339,7 +340,8 @@ def sobol_raw_launch(n: int, draws: int, rep: int = 0, seed: int = 0) -> Launch:
 def sobol_bridge_launch(n: int, steps: int, rep: int = 0, seed: int = 0) -> Launch:
     lo, hi = rng.seed_key(seed)
     dims = -(-steps // 4) * 4
-    return Launch("rng.cu", {"BLOCK": BLOCK, "SOBOL_STEPS": steps}, "sobol_bridge_raw",
+    return Launch("rng.cu", {"BLOCK": BLOCK, "SOBOL_STEPS": steps, "SOBOL_BRIDGE_STEPS": steps},
+                  "sobol_bridge_raw",
                   -(-n // BLOCK), BLOCK, [
                       Buffer("out", np.zeros(steps * n, dtype=np.float32), output=True),
                       Buffer("state", sobol_state(dims, steps)), Scalar("n", n),

@@ -35,6 +35,17 @@ for f in "${files[@]}"; do
         fail=1
         continue
     fi
+    if [[ "$f" == */unsupported-instruction/*.bad.ptx ]]; then
+        # these use an instruction their .target lacks: ptxas must reject them
+        if "$ptxas" -arch="$arch" "$f" -o /dev/null >/dev/null 2>&1; then
+            echo "FAIL ${f#"$here"/}: ptxas accepts a sample meant to be rejected" >&2
+            fail=1
+        else
+            echo "ok   ${f#"$here"/} (-arch=$arch: rejected, as it should be)"
+        fi
+        count=$((count + 1))
+        continue
+    fi
     opts="$(grep -m1 -E '^// ptxas-options:' "$f" | sed -E 's#^// ptxas-options:##' || true)"
     extra=()
     [ "${PTXAS_WERROR:-0}" = 1 ] && extra+=(--warning-as-error)

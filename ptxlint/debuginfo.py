@@ -165,13 +165,14 @@ def _dies(info: list, abbrevs: dict) -> Iterable[tuple[int, int, int, dict]]:
 def parameter_names(sections: Iterable[str]) -> dict[str, tuple[str | None, ...]]:
     """PTX function name -> the CUDA names of its parameters in order (None for an
     unnamed one), from the module's `.section` blocks; empty without debug info."""
-    found = {}
+    bodies = {}
     for text in sections:
         m = _SECTION.match(text.strip())
         if m:
-            found[m.group(1)] = _cells(m.group(2))
-    if ".debug_info" not in found or ".debug_abbrev" not in found:
-        return {}
+            bodies[m.group(1)] = m.group(2)
+    if ".debug_info" not in bodies or ".debug_abbrev" not in bodies:
+        return {}  # decided before decoding: a -lineinfo build's .debug_str is large
+    found = {name: _cells(body) for name, body in bodies.items()}
     strings, string_labels = found.get(".debug_str", ([], {}))
     try:
         abbrevs = _abbrevs(found[".debug_abbrev"][0])

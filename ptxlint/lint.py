@@ -17,7 +17,7 @@ from . import analysis, demangle, grouping, launches, suppress
 from .analysis import INCOMPLETE, analyze, incomplete
 from .deadline import Deadline, DeadlineExceeded
 from .diagnostics import Diagnostic, Related, Severity
-from .gcpause import collector_paused
+from .gcpause import collector_paused, kernel_sweeps
 from .interp.facts import FixpointParams
 from .ir.build import PARSE_ERROR, parse_module
 from .ir.module import Module
@@ -169,10 +169,16 @@ def lint_module(module: Module, options: LintOptions, skipped=()) -> list[list[D
     target, unknown = _target(module, options)
     plans, errors = launches.plan(module, options)
     skipped = {id(fn) for fn in skipped}
-    with collector_paused():
-        out = [[] if id(fn) in skipped else
-               lint_entry(module, fn, options, rules, target, plans[id(fn)])
-               for fn in module.entries]
+    out: list[list[Diagnostic]] = []
+    left = sum(len(fn.instructions) for fn in module.entries if id(fn) not in skipped)
+    with collector_paused(), kernel_sweeps() as sweep:
+        for fn in module.entries:
+            if id(fn) in skipped:
+                out.append([])
+                continue
+            out.append(lint_entry(module, fn, options, rules, target, plans[id(fn)]))
+            left -= len(fn.instructions)
+            sweep(len(fn.instructions), left)
     first = next((found for fn, found in zip(module.entries, out) if id(fn) not in skipped),
                  None)
     if first is not None:  # file-level findings: reported once, by the first share
@@ -186,7 +192,7 @@ def _target(module: Module, options: LintOptions) -> tuple[arch_mod.Arch, Diagno
     the default, with a note saying so."""
     name = options.arch or _arch_target(module)
     try:
-        return arch_mod.get(name), None
+        return arch_mod.get(name, "--arch" if options.arch else ".target"), None
     except ValueError as exc:
         fallback = arch_mod.get(None)
         return fallback, Diagnostic(
@@ -219,9 +225,14 @@ def lint_entry(module: Module, fn, options: LintOptions, rules: list, target,
         return [Diagnostic(LAUNCH_ERROR, Severity.ERROR, str(exc), module.path, fn.span,
                            kernel=fn.name)]
     out += [d for d in result.diagnostics if options.rule_enabled(d.rule)]
-    if result.complete:
-        found = check_rules(rules, module, result, target, options.rule_options, deadline)
-        out.extend(d for d in found if d.rule != INCOMPLETE or options.rule_enabled(d.rule))
+    try:
+        if result.complete:
+            found = check_rules(rules, module, result, target, options.rule_options, deadline)
+            out.extend(d for d in found if d.rule != INCOMPLETE or options.rule_enabled(d.rule))
+    finally:  # what the rules built on the facts goes with the kernel (`Facts.release`)
+        for facts in (result.facts, *result.callee_facts):
+            if facts is not None:  # none when the analysis stopped at the budget
+                facts.release()
     return out
 
 

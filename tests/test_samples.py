@@ -14,6 +14,14 @@ from .conftest import ROOT, ptxas_max_version, ptxas_path, sample_files
 from .ir_signature import module_signature
 
 SAMPLES = sample_files()
+# The `.bad` samples of `unsupported-instruction` use an instruction their `.target` lacks:
+# ptxas must reject them (that is the defect they show), so they are exempt from
+# assembling and checked to be rejected instead; their `.ok` twins assemble like any sample.
+REJECTED_BY_DESIGN = "unsupported-instruction"
+
+
+def rejected_by_design(path: Path) -> bool:
+    return path.parent.name == REJECTED_BY_DESIGN and path.name.endswith(".bad.ptx")
 
 
 def _id(p: Path) -> str:
@@ -75,6 +83,10 @@ def test_printed_sample_assembles_with_ptxas(path: Path, tmp_path: Path):
     if newest is not None and version > newest:
         pytest.skip(f"PTX {module.version} is newer than this ptxas accepts ({newest})")
     original = _assembles(path, path.read_text(), tmp_path)
+    if rejected_by_design(path):
+        assert original.returncode != 0, "ptxas accepts a sample meant to be rejected"
+        assert _assembles(path, print_module(module), tmp_path).returncode != 0
+        return
     if original.returncode != 0:
         pytest.skip(f"ptxas rejects the original sample too: {original.stderr.strip()[:200]}")
     printed = _assembles(path, print_module(module), tmp_path)

@@ -7,8 +7,9 @@
 //               word g, so a warp reads 128 consecutive bytes;
 //   RNG_MT      624 words per warp of the grid, copied into shared memory;
 //   RNG_SOBOL   word 0: the offset of the direction numbers (32 words per dimension, the
-//               dimensions the product draws); before them, for the Asian, the Brownian
-//               bridge schedule (sobol_bridge). The 64-bit sample index is the point index
+//               dimensions the product draws; the kernels take it as 1 + 6 *
+//               SOBOL_BRIDGE_STEPS); before them, for the Asian, the Brownian bridge
+//               schedule (sobol_bridge). The 64-bit sample index is the point index
 //               (low word) and the replication (high word): each replication has its own
 //               digital shift, the Philox words of (draw, replication, SOBOL_TAG, 0)
 //               under the seed's key, and the host forms the standard error from the
@@ -122,6 +123,9 @@ __device__ __forceinline__ uint4 draw4(Gen& g)
 }
 
 #elif RNG == RNG_SOBOL
+#ifndef SOBOL_BRIDGE_STEPS
+#define SOBOL_BRIDGE_STEPS 0  // steps of the bridge schedule in gen_state (0: none)
+#endif
 struct Gen {
     const unsigned* v;  // direction numbers
     const unsigned* bridge;  // the Brownian bridge schedule (Asian)
@@ -132,7 +136,10 @@ struct Gen {
 __device__ __forceinline__ void gen_init(Gen& g, const unsigned* state, unsigned seed_lo,
                                          unsigned seed_hi)
 {
-    g.v = state + state[0];
+    // the direction numbers follow the head word and the bridge schedule (six words per
+    // step), an offset fixed at compile time so that the pre-launch check bounds every
+    // load of them (read from state[0], it would be a loaded value it cannot bound)
+    g.v = state + 1 + 6 * SOBOL_BRIDGE_STEPS;
     g.bridge = state + 1;
     g.key = make_uint2(seed_lo, seed_hi);
 }

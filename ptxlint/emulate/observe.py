@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..arch import BANK_BYTES, BANKS, SECTOR_BYTES, WARP_SIZE
+from ..arch import BANK_BYTES, BANKS, SECTOR_BYTES, bank_phase_lanes
 
 
 # ---- the hardware model, one warp ------------------------------------------------------------
@@ -37,8 +37,7 @@ def sectors_per_request(addresses, width: int) -> int:
 
 
 def phase_lanes(width: int) -> int:
-    words = max(1, -(-width // BANK_BYTES))
-    return max(1, WARP_SIZE // min(words, WARP_SIZE))
+    return bank_phase_lanes(width)
 
 
 def bank_ways(addresses, width: int, lanes=None) -> int:

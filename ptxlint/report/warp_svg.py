@@ -22,7 +22,9 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-WARP, BANKS, BANK_BYTES, SECTOR, LINE = 32, 32, 4, 32, 128
+from ..arch import BANK_BYTES, BANKS, LINE_BYTES as LINE, SECTOR_BYTES as SECTOR, \
+    WARP_SIZE as WARP
+
 CELL = 22  # px: one lane or one bank
 LEFT = 64  # px: room for the row titles
 TYPE_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}

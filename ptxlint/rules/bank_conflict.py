@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Certainty, Diagnostic, Severity
 from ..domains.align import Congruence
 from ..interp.facts import Access
-from ..arch import BANK_BYTES, WARP_SIZE, bank_phase_lanes
+from ..arch import WARP_SIZE, Arch
 from ..threads.warp import GRANULE_BITS, BankConflict as Conflict, WarpPattern, \
     bank_conflict, restrict
 from ..ir.instructions.memory import StBulk
@@ -169,7 +169,7 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
     def _check(self, rc: RuleContext, acc: Access, cases: list[WarpCase]) -> Diagnostic | None:
         used = matrix_lanes(acc)
         per_case = [fs for c in cases if (fs := [
-            _Found(c, q, *_ways(q, acc.width)) for p in c.patterns
+            _Found(c, q, *_ways(q, acc.width, rc.arch)) for p in c.patterns
             if (q := _only_lanes(p, used)) is not None])]
         if not per_case:
             return None  # no lane runs the access
@@ -177,7 +177,7 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
         worst = max(found, key=lambda f: (f.hi, f.lo))
         if worst.hi < 2:
             return None
-        bank, bank_note = _bank(worst.pattern, worst.conflict, acc)
+        bank, bank_note = _bank(worst.pattern, worst.conflict, acc, rc.arch)
         if cases[0].unknown:  # sampled coefficients: any difference is a runtime one
             varies = len({f.hi for f in found}) > 1 and len(cases) > 1
             least = worst.lo
@@ -189,7 +189,7 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
         prefix = "" if sure else "up to " if varies else "possible "
         lanes = lane_text(worst.conflict.lanes)
         notes = [f"address = {address_text(acc.address)}"]
-        notes += _phase_notes(acc, used, worst.conflict)
+        notes += _phase_notes(acc, used, worst.conflict, rc.arch)
         notes += assumption_notes(rc, acc, worst.case)
         if worst.lo < worst.hi and not varies:
             notes.append(f"{worst.lo}-way when lane 0's address is word-aligned; its "
@@ -207,7 +207,7 @@ class BankConflict(Rule, id="bank-conflict", severity=Severity.WARNING,
             certainty=Certainty.DEFINITE if sure else Certainty.POSSIBLE,
             label=f"lanes {lanes} all hit bank {bank}" if bank is not None
             else f"lanes {lanes} all hit one bank",
-            notes=notes, help=_help(acc.width), details={"ways": worst.hi, "bank": bank})
+            notes=notes, help=_help(acc.width, rc.arch), details={"ways": worst.hi, "bank": bank})
 
 
 @dataclass(frozen=True)
@@ -222,24 +222,27 @@ class _Found:
 _WAYS: dict[tuple, tuple[int, int, Conflict]] = {}
 
 
-def _ways(p: WarpPattern, width: int) -> tuple[int, int, Conflict]:
-    """(fewest, most) ways over the byte offsets lane 0 may have within a word
-    (remembered: the warps and rows of a block share few patterns)."""
-    key = (p.offsets, p.alignment, width)
+def _ways(p: WarpPattern, width: int, target: Arch) -> tuple[int, int, Conflict]:
+    """(fewest, most) ways over the byte offsets lane 0 may have within a word, with
+    the target's banks (remembered: the warps and rows of a block share few patterns)."""
+    banks, bank_bytes = target.banks, target.bank_bytes
+    key = (p.offsets, p.alignment, width, banks, bank_bytes)
     hit = _WAYS.get(key)
     if hit is None:
         if len(_WAYS) > 1 << 14:
             _WAYS.clear()
-        worst = bank_conflict(p, width)
+        worst = bank_conflict(p, width, banks, bank_bytes)
         known = max(0, min(p.alignment.bits, 2))
-        best = min(bank_conflict(replace(p, alignment=Congruence(2, r)), width).ways
-                   for r in range(BANK_BYTES)
+        best = min(bank_conflict(replace(p, alignment=Congruence(2, r)), width, banks,
+                                 bank_bytes).ways
+                   for r in range(bank_bytes)
                    if r % (1 << known) == p.alignment.residue % (1 << known))
         hit = _WAYS[key] = (best, worst.ways, worst)
     return hit
 
 
-def _bank(p: WarpPattern, conflict: Conflict, acc: Access) -> tuple[int | None, str | None]:
+def _bank(p: WarpPattern, conflict: Conflict, acc: Access, target: Arch
+          ) -> tuple[int | None, str | None]:
     """The bank number, and how it is counted when the placement of the object in shared
     memory is not known (ptxas chooses it)."""
     if conflict.bank is not None:
@@ -253,8 +256,9 @@ def _bank(p: WarpPattern, conflict: Conflict, acc: Access) -> tuple[int | None, 
         residue = base.lo % granule
     else:
         origin = "banks counted from the bank of lane 0's word"
-        residue = p.alignment.residue % BANK_BYTES if p.alignment.bits >= 2 else 0
-    fixed = bank_conflict(replace(p, alignment=Congruence(GRANULE_BITS, residue)), acc.width)
+        residue = p.alignment.residue % target.bank_bytes if p.alignment.bits >= 2 else 0
+    fixed = bank_conflict(replace(p, alignment=Congruence(GRANULE_BITS, residue)), acc.width,
+                          target.banks, target.bank_bytes)
     return fixed.bank, origin
 
 
@@ -275,13 +279,14 @@ def _only_lanes(p: WarpPattern, used: int | None) -> WarpPattern | None:
     return restrict(p, [i < used for i in range(WARP_SIZE)])
 
 
-def _phase_notes(acc: Access, used: int | None, conflict: Conflict) -> list[str]:
+def _phase_notes(acc: Access, used: int | None, conflict: Conflict, target: Arch
+                 ) -> list[str]:
     notes = []
     if used is not None:
         notes.append(f"`{acc.insn.opcode}` takes one 16-byte row address from each of "
                      f"lanes 0-{used - 1}")
-    per = bank_phase_lanes(acc.width)
-    if per < WARP_SIZE:
+    per = target.phase_lanes(acc.width)
+    if per < target.warp_size:
         part = {16: "a half-warp", 8: "a quarter-warp"}.get(per, f"{per} lanes")
         first = conflict.phase * per
         notes.append(f"{acc.width}-byte accesses are served {part} at a time; the conflict "
@@ -289,8 +294,8 @@ def _phase_notes(acc: Access, used: int | None, conflict: Conflict) -> list[str]
     return notes
 
 
-def _help(width: int) -> str:
-    if width <= BANK_BYTES:
+def _help(width: int, target: Arch) -> str:
+    if width <= target.bank_bytes:
         return ("pad each row by one 4-byte word (33 floats for a row of 32) or XOR-swizzle "
                 "the column index, so that lanes fall in different banks")
     return (f"let the lanes of each phase cover consecutive {width}-byte elements, pad each "

@@ -18,7 +18,7 @@ from ..threads.warp import lanes, warp_count
 from .base import Replay, Rule, RuleContext
 from .memory_sites import (Site, lane_terms, memory_sites, narrowed, object_size, path_bounds,
                            spaces_agree, with_severity)
-from .sites import running
+from .sites import exact_block, lanes_of, running
 
 INDEX_NAMES = {"tid.x": "%tid.x", "tid.y": "%tid.y", "tid.z": "%tid.z", "laneid": "%laneid"}
 # An offset range this wide says nothing about the index (it comes from unknown data).
@@ -409,6 +409,15 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
       rule can tell which threads and sizes really occur; `.reqntid` fixes the block shape
       in the PTX itself.
 
+    With the block shape known, an access the value domains cannot bound is evaluated
+    thread by thread before it is reported: its address followed back through its
+    definitions as each thread computes it (`tid % 48` through nvcc's multiply-high,
+    `2*t - (t & (s-1))` in a sorting network), for every value of the loop counters and
+    uniform registers it reads and every thread its guards may let through. When no such
+    thread leaves the object, the access is clean; a guard on loaded data keeps every
+    thread, which is still sound (fewer threads touch fewer bytes). An overflow found this
+    way is not reported from it: the combination of values may never occur.
+
     ## Limitations
     - The domains are not relational. The rule recovers the common case itself: a register
       that is exactly `b + c*%tid.x` and was narrowed by a branch or guard
@@ -469,6 +478,8 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
                 continue
             verdict = judge(rc, site, size)
             if verdict.kind != "clean":
+                if thread_by_thread(rc, site, size):
+                    continue
                 better = narrowed(rc.facts, site)  # a guard after the address may bound it
                 if better is None:
                     continue
@@ -508,6 +519,26 @@ class OutOfBounds(Rule, id="out-of-bounds", severity=Severity.ERROR,
             details={"object": obj, "size": size, "first_bad_byte": first,
                      "last_byte": last, "definite": verdict.kind == "definite"})
         return with_severity(d, severity)
+
+
+def thread_by_thread(rc: RuleContext, site: Site, size: int) -> bool:
+    """Whether every thread that may run the access keeps inside the object, its own
+    address evaluated for each thread of the block (`sites.lanes_of`: the address
+    followed back through its definitions, `tid % 48` or `2*t - (t & (s-1))` as the
+    thread computes it, for every value of the loop counters and uniform registers it
+    reads). The threads are those the guards may let through, so a guard the evaluation
+    cannot decide (a comparison of loaded data) keeps every thread: the answer holds for
+    any subset. Only a clean answer is taken from it; an overflow found this way may be
+    in a combination of values that never occurs, so it stays the analysis' finding."""
+    if site.operand or exact_block(rc) is None:
+        return False
+    lanes = lanes_of(rc, site.access, True)
+    if lanes is None or lanes.start is None or lanes.sym_gcd:
+        return False  # an address with a part that is not evaluated (a loaded value)
+    offsets = lanes.start[lanes.mask]
+    if offsets.size == 0:
+        return True  # no thread of the block runs it
+    return is_clean(int(offsets.min()), int(offsets.max()) + site.width - 1, size)
 
 
 def replayed(rc: RuleContext, replay: Replay, site: Site, obj: str, space: str, size: int,

@@ -23,7 +23,6 @@ those that run the access, which a definite finding needs.
 from __future__ import annotations
 
 import re
-import weakref
 from dataclasses import dataclass, replace
 from itertools import product
 from typing import TYPE_CHECKING
@@ -99,13 +98,10 @@ def warp_cases(rc: RuleContext, acc: Access, width: int | None = None,
 
 
 # ---- lane by lane -------------------------------------------------------------------------------
-_LANES: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
-
-
 def lanes_of(rc: RuleContext, acc: Access, address: bool) -> BlockLanes | None:
     """`active_lanes.block_lanes`, once per access and kernel for every rule that asks."""
     from ..threads.active_lanes import block_lanes  # noqa: PLC0415 -- numpy
-    memo = _LANES.setdefault(rc.facts, {})
+    memo = rc.facts.derived("sites.lanes", lambda _: {})
     key = (id(acc.insn), address)
     if key not in memo:
         memo[key] = block_lanes(rc.facts, acc, address)

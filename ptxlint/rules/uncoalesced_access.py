@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from ..diagnostics import Certainty, Diagnostic, Related, Severity
 from ..domains.strided import StridedInterval as SI
 from ..interp.facts import Access
-from ..arch import SECTOR_BYTES, WARP_SIZE
+from ..arch import WARP_SIZE
 from ..threads.warp import WarpPattern, sector_range
 from ..ir.instructions.memory import StBulk
 from ..launch import param_value
@@ -223,7 +223,8 @@ class UncoalescedAccess(Rule, id="uncoalesced-access", severity=Severity.WARNING
     def _check(self, rc: RuleContext, acc: Access, cases: list[WarpCase],
                ratio: float, width: int | None = None) -> Diagnostic | None:
         width = acc.width if width is None else width
-        costs = [k for k in (_cost(c, width) for c in cases) if k is not None]
+        costs = [k for k in (_cost(c, width, rc.arch.sector_bytes) for c in cases)
+                 if k is not None]
         if not costs:
             return None  # no lane runs the access
         worst = max(costs, key=lambda k: k.smax / k.ideal)
@@ -301,12 +302,13 @@ class _Cost:
     pattern: WarpPattern
 
 
-def _cost(case: WarpCase, width: int) -> _Cost | None:
-    """The worst warp of a case (None: no lane runs the access)."""
+def _cost(case: WarpCase, width: int, sector: int) -> _Cost | None:
+    """The worst warp of a case (None: no lane runs the access), in the target's
+    `sector`-byte sectors."""
     out = None
     for p in case.patterns:
-        lo, hi = _sectors(p, width)
-        ideal = max(1, -(-p.size * width // SECTOR_BYTES))
+        lo, hi = _sectors(p, width, sector)
+        ideal = max(1, -(-p.size * width // sector))
         k = _Cost(lo, hi, ideal, len(p.lanes()), lane_stride(p), p)
         if out is None or k.smax * out.ideal > out.smax * k.ideal:
             out = k
@@ -316,14 +318,14 @@ def _cost(case: WarpCase, width: int) -> _Cost | None:
 _SECTORS: dict[tuple, tuple[int, int]] = {}
 
 
-def _sectors(p: WarpPattern, width: int) -> tuple[int, int]:
+def _sectors(p: WarpPattern, width: int, sector: int) -> tuple[int, int]:
     """`sector_range`, remembered: a block's warps and rows share few patterns."""
-    key = (p.offsets, p.alignment, width)
+    key = (p.offsets, p.alignment, width, sector)
     hit = _SECTORS.get(key)
     if hit is None:
         if len(_SECTORS) > 1 << 14:
             _SECTORS.clear()
-        hit = _SECTORS[key] = sector_range(p, access_bytes=width)
+        hit = _SECTORS[key] = sector_range(p, sector, access_bytes=width)
     return hit
 
 
@@ -348,7 +350,7 @@ def _alignment_note(rc: RuleContext, acc: Access, smax: int) -> list[str]:
         return []
     natural = 1 << max(0, (acc.width & -acc.width).bit_length() - 1)
     cases = warp_cases(rc, acc, align=natural)
-    if cases and max(_cost(c, acc.width).smax for c in cases) != smax:
+    if cases and max(_cost(c, acc.width, rc.arch.sector_bytes).smax for c in cases) != smax:
         return ["pointer alignment unknown: assuming the 256-byte alignment of cudaMalloc"]
     return []
 

@@ -13,7 +13,6 @@ with its condition instead of an error.
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import replace
 
 from ..interp.facts import Facts, FixpointParams
@@ -27,9 +26,6 @@ NOTE = ("with `%ntid.x` a multiple of 32, or a one-dimensional block, each warp 
 HELP = "give the block shape (--block X,Y,Z, or .reqntid) to settle it"
 WORK_FACTOR = 4  # the re-analysis may interpret this many times the kernel's own work
 
-_CACHE: "weakref.WeakKeyDictionary[Facts, Facts | None]" = weakref.WeakKeyDictionary()
-
-
 def shape_known(rc: RuleContext) -> bool:
     launch = rc.launch
     return launch is not None and launch.block_or_limits(rc.kernel).exact
@@ -41,14 +37,11 @@ def rows_facts(rc: RuleContext) -> Facts | None:
     finish within its share of work."""
     if shape_known(rc) or rc.entry is not None or rc.launch is None:
         return None
-    if rc.facts in _CACHE:
-        return _CACHE[rc.facts]
     params = FixpointParams(rules_only=True, max_work=WORK_FACTOR * rc.facts.work + 10_000)
-    # past the kernel's budget this raises: the rule stops, as in any phase
-    facts = rc.reanalyze(replace(rc.launch, warps_in_rows=True), params,
-                         "re-analysis with whole-row warps")
-    _CACHE[rc.facts] = facts
-    return facts
+    # once per kernel for every rule that asks; past the kernel's budget this raises:
+    # the rule stops, as in any phase
+    return rc.facts.derived("warp_rows", lambda _: rc.reanalyze(
+        replace(rc.launch, warps_in_rows=True), params, "re-analysis with whole-row warps"))
 
 
 __all__ = ["CONDITION", "NOTE", "HELP", "rows_facts", "shape_known"]

@@ -168,7 +168,7 @@ class Intervals:
             after = 0 if seg < len(seps) else self._from_end(b, start)
             before = 0 if seg > 0 else self._to_start(b, end)
             out.append(segment[(b, seg)] | after | before)
-        self._branch_pairs(out, start, branches)
+        self._branch_pairs(out, start, first, branches)
         return out
 
     def _segments(self, where) -> tuple[list[int], list[int]]:
@@ -220,21 +220,65 @@ class Intervals:
     def _to_start(self, b: int, end: list[int]) -> int:
         return self._gather(b, end, "preds")
 
-    def _branch_pairs(self, out: list[int], start: list[int], branches: Sequence[int]) -> None:
-        """Points on different arms of a block-varying branch run side by side."""
+    def _branch_pairs(self, out: list[int], start: list[int], first: list[int],
+                      branches: Sequence[int]) -> None:
+        """Points on different arms of a block-varying branch run side by side: a point
+        on one arm (in `start` of one successor) meets every point of the others.
+
+        A point is on an arm when its block's first segment (`first`) is reached from the
+        arm's successor through barrier-free blocks, the same for every point of that
+        segment. So what each block's points meet is one forward problem over the CFG
+        (`meets[b]`: the other arms of every arm that reaches b) rather than a loop over
+        the points of each arm: branches x points was 5.8 million steps on a
+        5,000-block kernel."""
+        cfg, clean = self.cfg, self.clean
+        local = [0] * len(cfg.blocks)
         for d in branches:
-            self.cfg.deadline.check()
-            arms = [start[s] for s in self.cfg.blocks[d].succs]
-            for a, arm in enumerate(arms):
+            cfg.deadline.check()
+            succs = cfg.blocks[d].succs
+            arms = [start[s] for s in succs]
+            for a, s in enumerate(succs):
                 others = 0
                 for o, other in enumerate(arms):
                     if o != a:
                         others |= other
-                if not others:
-                    continue
-                for k in _bits(arm):
-                    out[k] |= others
+                local[s] |= others
+        if not any(local):
+            return
+        order = cfg.rpo()
+        # only reachable barrier-free blocks pass a point on (as `_propagate` did)
+        passes = [False] * len(cfg.blocks)
+        for b in order:
+            passes[b] = clean[b]
+        meets = list(local)
+        tick = cfg.deadline.tick
+        changed = True
+        while changed:
+            changed = False
+            for b in order:
+                tick()
+                acc = meets[b]
+                for p in cfg.blocks[b].preds:
+                    if passes[p]:
+                        acc |= meets[p]
+                if acc != meets[b]:
+                    meets[b], changed = acc, True
+        for b, points in enumerate(first):
+            if points and meets[b]:
+                for k in _bits(points):
+                    out[k] |= meets[b]
 
 
-__all__ = ["Intervals", "separator", "functions_with", "is_cta_barrier", "is_warp_barrier",
+def intervals(facts, module: Module, between: str) -> Intervals:
+    """The kernel's `Intervals` for threads of different warps (`between="warps"`: CTA
+    barriers separate), of one warp (`"lanes"`: warp barriers too) or with no separator
+    (`"any"`: plain reachability), made once per facts for every rule that asks."""
+    def make(f) -> Intervals:
+        if between == "any":
+            return Intervals(f.cfg, lambda insn: False)
+        return Intervals(f.cfg, separator(module, warp=between == "lanes"))
+    return facts.derived(f"intervals {between} {id(module)}", make)
+
+
+__all__ = ["Intervals", "intervals", "separator", "functions_with", "is_cta_barrier", "is_warp_barrier",
            "control_closure"]

@@ -26,7 +26,6 @@ not (the callee may read `%tid`).
 """
 from __future__ import annotations
 
-import weakref
 
 from ..cfg import is_brx
 from ..domains.lattice import Tri
@@ -231,15 +230,9 @@ class BlockVariance:
         return self._has(self._before(at), key)
 
 
-_CACHE: "weakref.WeakKeyDictionary[object, BlockVariance]" = weakref.WeakKeyDictionary()
-
-
 def block_variance(facts) -> BlockVariance:
     """The analysis of `facts`, computed once for every rule that asks."""
-    hit = _CACHE.get(facts)
-    if hit is None:
-        hit = _CACHE[facts] = BlockVariance(facts)
-    return hit
+    return facts.derived("block_variance", BlockVariance)
 
 
 __all__ = ["BlockVariance", "block_variance", "VARYING_SPECIALS", "is_varying_special"]

@@ -32,7 +32,7 @@ from ..ir.instructions.memory import Ld, Ldu, St
 from ..ir.instructions.sync import Fence, Membar
 from ..ir.module import Module
 from ..ir.operands import Immediate, registers_in
-from .barrier_intervals import Intervals, control_closure
+from .barrier_intervals import control_closure, intervals
 from ..interp.facts import Access, Facts
 from .races import RaceFinder
 from .thread_eval import Unevaluable
@@ -90,7 +90,7 @@ class GlobalRaceFinder:
         launch = facts.ctx.launch
         self.grid = launch.grid if launch is not None else None
         self.unchecked: set[int] = set()
-        self.reach = Intervals(facts.cfg, lambda insn: False)
+        self.reach = intervals(facts, module, "any")
         self._fences = [i for b in facts.cfg.blocks for i in b.instructions if _gpu_fence(i)]
         # the kernel tells blocks apart somewhere (`%ctaid`, `%nctaid`): it is meant for a
         # grid of several blocks

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..ir.instruction import Instruction
 from ..ir.module import Module
 from ..ir.operands import Register
-from .barrier_intervals import Intervals, control_closure, separator
+from .barrier_intervals import control_closure, intervals
 from .block_uniform import block_variance
 from ..interp.facts import Access, Facts
 from .thread_eval import ThreadSpace, Unevaluable, pure_values
@@ -67,8 +67,8 @@ class RaceFinder:
         self.facts = facts
         self.cfg = facts.cfg
         self.space = ThreadSpace.of(facts)
-        self.cta = Intervals(self.cfg, separator(module, warp=False))
-        self.warp = Intervals(self.cfg, separator(module, warp=True))
+        self.cta = intervals(facts, module, "warps")
+        self.warp = intervals(facts, module, "lanes")
         self.builder = expr_builder(facts)
         self.variance = block_variance(facts)
         self._sides: dict[int, Side | None] = {}

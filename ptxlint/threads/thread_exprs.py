@@ -24,7 +24,6 @@ not a function of the thread index the evaluator can compute.
 from __future__ import annotations
 
 import re
-import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -165,11 +164,38 @@ class ExprBuilder:
         ba, j = self.cfg.position(anchor)
         if bu == ba and i <= j:
             return any(self._defines(d, key) for d in self.cfg.blocks[bu].instructions[i:j])
-        middle = self._between(bu, ba)
+        inside = set()  # blocks of definitions that only a path through others reaches
         for b, k in (self.cfg.position(d) for d in self.defs.get(key, [])):
-            if b == bu and k > i or b == ba and k < j or b in middle:
+            if b == bu and k > i or b == ba and k < j:
                 return True
-        return False
+            if b != bu and b != ba:
+                inside.add(b)
+        # a block between is reached from bu and reaches ba: most are told apart by that
+        # alone, before the two walks over the CFG the exact answer takes
+        reach = self._reachable
+        inside = {b for b in inside if reach[bu] >> b & 1 and reach[b] >> ba & 1}
+        return bool(inside) and not inside.isdisjoint(self._between(bu, ba))
+
+    @cached_property
+    def _reachable(self) -> list[int]:
+        """Per block, the blocks a path of one edge or more reaches (bitset)."""
+        blocks = self.cfg.blocks
+        order = [*reversed(self.cfg.rpo())]
+        seen = set(order)
+        order += [b for b in range(len(blocks)) if b not in seen]
+        out = [0] * len(blocks)
+        tick = self.cfg.deadline.tick
+        changed = True
+        while changed:
+            changed = False
+            for b in order:
+                tick()
+                acc = out[b]
+                for s in blocks[b].succs:
+                    acc |= 1 << s | out[s]
+                if acc != out[b]:
+                    out[b], changed = acc, True
+        return out
 
     @staticmethod
     def _defines(insn: Instruction, key: str) -> bool:
@@ -458,15 +484,9 @@ def _bits(insn: Instruction) -> int:
     return t.bits if t is not None else 32
 
 
-_CACHE: "weakref.WeakKeyDictionary[object, ExprBuilder]" = weakref.WeakKeyDictionary()
-
-
 def expr_builder(facts) -> ExprBuilder:
     """The expressions of `facts`' kernel, built once for every rule that asks."""
-    hit = _CACHE.get(facts)
-    if hit is None:
-        hit = _CACHE[facts] = ExprBuilder(facts, block_variance(facts))
-    return hit
+    return facts.derived("expr_builder", lambda f: ExprBuilder(f, block_variance(f)))
 
 
 def compared_by(defs: dict, preds: list[Register]) -> list[tuple[Register, bool]]:

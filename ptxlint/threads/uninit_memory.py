@@ -31,7 +31,7 @@ from ..ir.instruction import Instruction, Unmodelled
 from ..ir.instructions.memory import Ld, Ldu
 from ..ir.module import Module, Variable
 from ..ir.traits import Call, MemoryAccess
-from .barrier_intervals import Intervals, control_closure
+from .barrier_intervals import control_closure, intervals
 from ..interp.facts import Access, Facts
 from .thread_eval import ThreadSpace, pure_values
 
@@ -132,7 +132,7 @@ def local_reads(facts: Facts, module: Module) -> list[Verdict]:
     if not loads:
         return []
     writes, blind, why = writers(facts, "local")
-    reach = Intervals(facts.cfg, lambda insn: False)
+    reach = intervals(facts, module, "any")
     own = {s.name for s in facts.function.body or ()
            if isinstance(s, Variable) and s.space == "local"}
     out = []
@@ -196,7 +196,7 @@ def shared_reads(facts: Facts, module: Module) -> list[Verdict]:
         return [Verdict(a, _object(a), None, [], why=why) for a in loads]
     accs = writes + loads
     finder = RaceFinder(facts, module, accs)
-    reach = Intervals(facts.cfg, lambda insn: False)
+    reach = intervals(facts, module, "any")
     insns = [a.insn for a in accs]
     branches = sorted(finder.variance.divergent)
     side = finder.cta.concurrent(insns, branches)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..arch import BANK_BYTES, BANKS, SECTOR_BYTES, WARP_SIZE, bank_phase_lanes
+from ..arch import BANK_BYTES, BANKS, LINE_BYTES, SECTOR_BYTES, WARP_SIZE, bank_phase_lanes
 from ..domains.affine import ThreadBounds
 from ..domains.align import Congruence
 from ..domains.strided import StridedInterval as SI
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 # Costs repeat every 128 bytes (4 sectors, one pass over the 32 banks), so patterns of
 # different warps are told apart by lane 0's address modulo 128 only.
-GRANULE_BITS = 7
+GRANULE_BITS = LINE_BYTES.bit_length() - 1  # 128-byte lines: costs repeat every line
 ASSUMED_ROWS = "ntid.x multiple of 32"
 ASSUMED_FULL = "full warps"
 MAX_PATTERNS = 4096  # distinct warp patterns of one access that are costed one by one
@@ -339,37 +339,40 @@ class BankConflict:
     phase: int
 
 
-def _worst_bank(p: WarpPattern, r: int, n: int) -> BankConflict:
-    per_phase = bank_phase_lanes(n)
+def _worst_bank(p: WarpPattern, r: int, n: int, banks: int = BANKS,
+                bank_bytes: int = BANK_BYTES) -> BankConflict:
+    per_phase = bank_phase_lanes(n, banks, bank_bytes)
     worst = BankConflict(0, None, (), 0)
     for phase in range(WARP_SIZE // per_phase):
-        banks: dict[int, tuple[set[int], list[int]]] = {}
+        served: dict[int, tuple[set[int], list[int]]] = {}
         for lane in range(phase * per_phase, (phase + 1) * per_phase):
             off = p.offsets[lane]
             if off is None:
                 continue
-            first, last = (r + off) // BANK_BYTES, (r + off + max(n, 1) - 1) // BANK_BYTES
+            first, last = (r + off) // bank_bytes, (r + off + max(n, 1) - 1) // bank_bytes
             for word in range(first, last + 1):
-                words, who = banks.setdefault(word % BANKS, (set(), []))
+                words, who = served.setdefault(word % banks, (set(), []))
                 words.add(word)  # one word read by many lanes is a broadcast
                 who.append(lane)
-        for bank, (words, who) in sorted(banks.items()):
+        for bank, (words, who) in sorted(served.items()):
             if len(words) > worst.ways:
                 worst = BankConflict(len(words), bank, tuple(sorted(set(who))), phase)
     return worst
 
 
-def bank_conflict(p: WarpPattern, access_bytes: int | None = None) -> BankConflict:
-    """The worst shared-memory bank conflict (32 banks of 4 bytes) the alignment allows."""
+def bank_conflict(p: WarpPattern, access_bytes: int | None = None, banks: int = BANKS,
+                  bank_bytes: int = BANK_BYTES) -> BankConflict:
+    """The worst shared-memory bank conflict the alignment allows, with `banks` banks
+    of `bank_bytes` bytes (the target's: `Arch.banks`, `Arch.bank_bytes`)."""
     n = p.access_bytes if access_bytes is None else access_bytes
     known = p.alignment.bits >= GRANULE_BITS
-    worst = max((_worst_bank(p, r, n) for r in _residues(p.alignment, BANK_BYTES)),
-                key=lambda c: c.ways)
+    worst = max((_worst_bank(p, r, n, banks, bank_bytes)
+                 for r in _residues(p.alignment, bank_bytes)), key=lambda c: c.ways)
     if not known:
         return replace(worst, bank=None)
     # lane 0's word modulo 32 is known: turn the relative bank into the real one
-    shift = (p.alignment.residue - p.alignment.residue % BANK_BYTES) // BANK_BYTES
-    return replace(worst, bank=None if worst.bank is None else (worst.bank + shift) % BANKS)
+    shift = (p.alignment.residue - p.alignment.residue % bank_bytes) // bank_bytes
+    return replace(worst, bank=None if worst.bank is None else (worst.bank + shift) % banks)
 
 
 def bank_ways(p: WarpPattern, access_bytes: int | None = None) -> int:

@@ -7,9 +7,11 @@ of the outliers users met: a fully unrolled sorting network with 55 barrier inte
 bisection loops, a histogram given its parameter values, irreducible control flow, a
 5,000-block kernel; `outliers/build.sh` regenerates them). Each file is linted as a user
 runs it, `ptxlint FILE` from start to exit with every rule and the launch in its header,
-and assembled by `ptxas -arch=<its .target>`; the two take turns, best of N each. The
-start-up is `ptxlint --version` from start to exit. Target: every file within
-3x ptxas plus start-up (`budget` column).
+and assembled by `ptxas -arch=<its .target>`; the two take turns, best of N each.
+Target: every file within 3x ptxas plus start-up (`budget` column). The start-up is what
+every lint pays before its kernel's own work: `ptxlint` on a kernel of one `ret` from
+start to exit (the interpreter, the imports of the analysis and the rules, numpy among
+them). `ptxlint --version` is printed too: the command's bare start.
 """
 from __future__ import annotations
 
@@ -17,11 +19,20 @@ import argparse
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTLIERS = ROOT / "benchmarks" / "outliers"
+EMPTY = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry empty()
+{
+\tret;
+}
+"""
 
 
 def _best(cmd: list[str], repeat: int) -> float:
@@ -40,8 +51,12 @@ def main() -> int:
     args = ap.parse_args()
     files = args.files or sorted(OUTLIERS.glob("*.ptx"))
     lint = [sys.executable, "-m", "ptxlint", "--exit-zero"]
-    startup = _best(lint[:3] + ["--version"], args.repeat)
-    print(f"start-up (ptxlint --version): {startup:.3f} s")
+    bare = _best(lint[:3] + ["--version"], args.repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = Path(tmp) / "empty.ptx"
+        empty.write_text(EMPTY)
+        startup = _best(lint + [str(empty)], args.repeat)
+    print(f"start-up: {startup:.3f} s (a one-`ret` kernel linted); ptxlint --version: {bare:.3f} s")
     print(f"{'file':28} {'lines':>7} {'ptxas s':>8} {'ptxlint s':>9} {'ratio':>6} "
           f"{'budget s':>8}  within")
     over = 0

@@ -69,13 +69,18 @@ def threads(rc: RuleContext, bounds: ThreadBounds | None = None
     lim = rc.launch.block_or_limits(rc.kernel) if rc.launch is not None else None
     if lim is None or not lim.exact:
         return None
-    out = [(t, i) for w in range(warp_count(lim.dims))
-           for i, t in enumerate(lanes(lim.dims, w)) if t is not None]
-    if bounds is None:
-        return out
-    return [(t, i) for t, i in out if bounds.tid_x.contains(t[0]) and
-            bounds.tid_y.contains(t[1]) and bounds.tid_z.contains(t[2]) and
-            bounds.laneid.contains(i)]
+    # the same few bounds come back for every access of a kernel: one list each
+    memo = rc.facts.derived("out-of-bounds threads", lambda _facts: {})
+    key = (lim.dims, bounds)
+    if key not in memo:
+        out = [(t, i) for w in range(warp_count(lim.dims))
+               for i, t in enumerate(lanes(lim.dims, w)) if t is not None]
+        if bounds is not None:
+            out = [(t, i) for t, i in out if bounds.tid_x.contains(t[0]) and
+                   bounds.tid_y.contains(t[1]) and bounds.tid_z.contains(t[2]) and
+                   bounds.laneid.contains(i)]
+        memo[key] = out
+    return memo[key]
 
 
 def fully_executed(rc: RuleContext, site: Site) -> bool:
@@ -114,9 +119,10 @@ def judge(rc: RuleContext, site: Site, size: int) -> Verdict:
         return Verdict("clean", si, lo, hi)
     if lo is not None and hi is not None and (lo >= size or hi < 0):
         return Verdict("definite", si, lo, hi)  # every offset is outside
-    terms, everyone = lane_terms(v), threads(rc, bounds)
+    terms = lane_terms(v)
     if terms is None:
         return Verdict("possible", si, lo, hi)
+    everyone = threads(rc, bounds)
     runners = running(rc, site.access, everyone)  # those its conditions let run it
     # definite needs every thread of the block to run the access: no narrowed index
     full = everyone is not None and bounds == rc.facts.ctx.bounds and \

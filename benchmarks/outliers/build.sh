@@ -10,3 +10,5 @@ for cu in *.cu; do
     { grep -m1 '^// ptxlint: launch' "$cu"; cat "$ptx.tmp"; } > "$ptx"
     rm "$ptx.tmp"
 done
+# .file names relative to this folder: no machine-specific paths in the committed PTX
+sed -i -E 's#"/[^"]*/([^"/]+\.cu)"#"\1"#' ./*.ptx

@@ -201,8 +201,7 @@ def load_rules() -> dict[str, type[Rule]]:
     from .. import rules
 
     for info in pkgutil.iter_modules(rules.__path__):
-        # not a compiled copy (`name-<hash>`, _native)
-        if info.name.isidentifier() and info.name not in ("base", "unmodelled"):
+        if info.name not in ("base", "unmodelled"):
             importlib.import_module(f"{rules.__name__}.{info.name}")
     return RULES
 

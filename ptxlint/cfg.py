@@ -234,6 +234,20 @@ class CFG:
     def is_reachable(self, b: int) -> bool:
         return self.rpo_index[b] >= 0
 
+    def reaches_avoiding(self, start: int, target: int, avoid: int) -> bool:
+        """Whether a path from `start` reaches `target` without passing through `avoid`
+        (the branch block whose successors are being told apart)."""
+        seen, todo = set(), [start]
+        while todo:
+            x = todo.pop()
+            if x == target:
+                return True
+            if x in seen or x == avoid:
+                continue
+            seen.add(x)
+            todo.extend(self.blocks[x].succs)
+        return False
+
     @cached_property
     def unreachable_blocks(self) -> tuple[int, ...]:
         """Real blocks no path from the entry reaches (the virtual exit is left out

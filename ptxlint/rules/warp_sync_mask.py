@@ -176,15 +176,9 @@ def _outside(rule: Rule, rc: RuleContext, masks: MemberMasks, insn: Instruction,
         else f"`{insn.full_opcode}` may be executed by lanes outside its member mask"
     label = f"lanes {lane_text(lanes)}{_of_warp(w)} {'execute' if sure else 'may execute'} " \
             f"it but are not in {shown}"
-    notes = [_source_note(rc, masks, insn),
-             "a lane that is not in the member mask makes the instruction undefined"]
-    if not sure:
-        notes.insert(0, _unsure_note(masks))
-    return rule.diagnostic(
-        rc, insn, message, severity=Severity.ERROR if sure else Severity.WARNING,
-        certainty=Certainty.DEFINITE if sure else Certainty.POSSIBLE, label=label,
-        notes=[n for n in notes if n], help=_HELP,
-        details=_details(insn, "outside", shown, lanes, w))
+    return _finding(rule, rc, masks, insn, sure, message, label,
+                    "a lane that is not in the member mask makes the instruction undefined",
+                    _details(insn, "outside", shown, lanes, w))
 
 
 def _missing(rule: Rule, rc: RuleContext, masks: MemberMasks, insn: Instruction,
@@ -195,16 +189,22 @@ def _missing(rule: Rule, rc: RuleContext, masks: MemberMasks, insn: Instruction,
               "execute it" if sure else \
         f"`{insn.full_opcode}` may wait for lanes of its member mask that do not execute it"
     label = f"lanes {lane_text(lanes)}{_of_warp(w)} are in {shown} but run elsewhere"
-    notes = [_source_note(rc, masks, insn),
-             "`.sync` instructions wait for every lane of the mask that has not exited; "
-             "these lanes have not"]
+    return _finding(rule, rc, masks, insn, sure, message, label,
+                    "`.sync` instructions wait for every lane of the mask that has not "
+                    "exited; these lanes have not", _details(insn, "missing", shown, lanes, w))
+
+
+def _finding(rule: Rule, rc: RuleContext, masks: MemberMasks, insn: Instruction, sure: bool,
+             message: str, label: str, why: str, details: dict) -> Diagnostic:
+    """An error when the lanes and masks were evaluated exactly, else a warning saying
+    what was not."""
+    notes = [_source_note(rc, masks, insn), why]
     if not sure:
         notes.insert(0, _unsure_note(masks))
     return rule.diagnostic(
         rc, insn, message, severity=Severity.ERROR if sure else Severity.WARNING,
         certainty=Certainty.DEFINITE if sure else Certainty.POSSIBLE, label=label,
-        notes=[n for n in notes if n], help=_HELP,
-        details=_details(insn, "missing", shown, lanes, w))
+        notes=[n for n in notes if n], help=_HELP, details=details)
 
 
 def _may_skip(rule: Rule, rc: RuleContext, masks: MemberMasks, insn: Instruction,

@@ -197,7 +197,7 @@ class BarrierSplits:
         """Whether the lanes that leave branch d on an edge from which block b cannot be
         reached (without passing d again) only leave the kernel, running nothing another
         lane could wait for (`is_silent`) on the way."""
-        away = [s for s in self.cfg.blocks[d].succs if not self._reaches(s, b, d)]
+        away = [s for s in self.cfg.blocks[d].succs if not self.cfg.reaches_avoiding(s, b, d)]
         if not away:
             return False
         seen: set[int] = set()
@@ -251,25 +251,13 @@ class BarrierSplits:
         succs = self.cfg.blocks[d].succs
         target = self.cfg.by_label.get(term.targets[0]) if isinstance(term, Branch) \
             and term.targets else self.cfg.exit
-        reach = [self._reaches(s, b, d) for s in succs]
+        reach = [self.cfg.reaches_avoiding(s, b, d) for s in succs]
         if all(reach) or not any(reach):
             return None
         away_taken = not reach[succs.index(target)] if target in succs else None
         if away_taken is None:
             return None
         return taken if away_taken else ~taken
-
-    def _reaches(self, s: int, b: int, stop: int) -> bool:
-        seen, todo = set(), [s]
-        while todo:
-            x = todo.pop()
-            if x == b:
-                return True
-            if x in seen or x == stop:
-                continue
-            seen.add(x)
-            todo.extend(self.cfg.blocks[x].succs)
-        return False
 
     def splits_warp(self, skipping: np.ndarray) -> bool:
         import numpy as np  # noqa: PLC0415
@@ -295,7 +283,7 @@ class BarrierSplits:
         else:
             d = self.cfg.block_of(split.where)
             succs = self.cfg.blocks[d].succs
-            starts = [x for x in succs if not self._reaches(x, b, d)] or list(succs)
+            starts = [x for x in succs if not self.cfg.reaches_avoiding(x, b, d)] or list(succs)
         seen, todo = set(), starts
         while todo:
             x = todo.pop()

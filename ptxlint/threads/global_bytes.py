@@ -125,16 +125,22 @@ def group_keys(cols_a: list[np.ndarray],
     return key_a, key_b
 
 
-def differ(key_a: np.ndarray, val_a: np.ndarray, key_b: np.ndarray,
-           val_b: np.ndarray) -> tuple[int, int] | None:
-    """(p, q) with key_a[p] == key_b[q] and val_a[p] != val_b[q], or None."""
+def mismatched(key_a: np.ndarray, val_a: np.ndarray, key_b: np.ndarray,
+               val_b: np.ndarray) -> np.ndarray:
+    """The indices p with some q such that key_a[p] == key_b[q] and val_a[p] != val_b[q]
+    (the same byte in another thread: one sort of `b`, its value range per key)."""
     order = np.argsort(key_b, kind="stable")
     sk, sv = key_b[order], val_b[order]
     uniq, first = np.unique(sk, return_index=True)
     lo, hi = np.minimum.reduceat(sv, first), np.maximum.reduceat(sv, first)
     pos = np.minimum(np.searchsorted(uniq, key_a), len(uniq) - 1)
-    hit = (uniq[pos] == key_a) & ((lo[pos] != val_a) | (hi[pos] != val_a))
-    found = np.flatnonzero(hit)
+    return np.flatnonzero((uniq[pos] == key_a) & ((lo[pos] != val_a) | (hi[pos] != val_a)))
+
+
+def differ(key_a: np.ndarray, val_a: np.ndarray, key_b: np.ndarray,
+           val_b: np.ndarray) -> tuple[int, int] | None:
+    """(p, q) with key_a[p] == key_b[q] and val_a[p] != val_b[q], or None."""
+    found = mismatched(key_a, val_a, key_b, val_b)
     if not found.size:
         return None
     p = int(found[0])
@@ -142,5 +148,5 @@ def differ(key_a: np.ndarray, val_a: np.ndarray, key_b: np.ndarray,
     return p, int(cand[0])
 
 
-__all__ = ["unit", "same_starts", "fill", "linear", "spans_meet", "blocks_meet", "threads_meet",
-           "group_keys", "differ"]
+__all__ = ["mismatched", "unit", "same_starts", "fill", "linear", "spans_meet", "blocks_meet",
+           "threads_meet", "group_keys", "differ"]

@@ -269,23 +269,10 @@ class MemberMasks:
         target = self.cfg.by_label.get(term.targets[0])
         if taken is None or target not in succs:
             return None
-        reach = [_reaches(self.cfg, s, b, d) for s in succs]
+        reach = [self.cfg.reaches_avoiding(s, b, d) for s in succs]
         if all(reach) or not any(reach):
             return None
         return taken if not reach[succs.index(target)] else ~taken
-
-
-def _reaches(cfg, s: int, b: int, stop: int) -> bool:
-    seen, todo = set(), [s]
-    while todo:
-        x = todo.pop()
-        if x == b:
-            return True
-        if x in seen or x == stop:
-            continue
-        seen.add(x)
-        todo.extend(cfg.blocks[x].succs)
-    return False
 
 
 def sync_sites(facts: Facts) -> list[Instruction]:

@@ -23,6 +23,7 @@ from math import gcd
 import numpy as np
 
 from ..domains.strided import StridedInterval as SI
+from .global_bytes import mismatched
 from .thread_eval import I64, Evaluator, ThreadSpace, Unevaluable, members, signed
 from .thread_exprs import Node
 
@@ -290,13 +291,7 @@ def first_overlap(space: ThreadSpace, a: Evaluated, wa: int, b: Evaluated, wb: i
     key_a, key_b = ka * span + (ua - lo), kb * span + (ub - lo)
     warp = space.index("warp")
     who_a, who_b = (ta, tb) if same_warp else (warp[ta], warp[tb])
-    order = np.argsort(key_b, kind="stable")
-    sk, sw = key_b[order], who_b[order]
-    uniq, first = np.unique(sk, return_index=True)
-    lo_w, hi_w = np.minimum.reduceat(sw, first), np.maximum.reduceat(sw, first)
-    pos = np.minimum(np.searchsorted(uniq, key_a), len(uniq) - 1)
-    hit = (uniq[pos] == key_a) & ((lo_w[pos] != who_a) | (hi_w[pos] != who_a))
-    found = np.flatnonzero(hit)
+    found = mismatched(key_a, who_a, key_b, who_b)
     if not found.size:
         return None
     clashes = [(x, y) for x in a.words for y in b.words if x.excludes(y)]

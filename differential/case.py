@@ -12,7 +12,9 @@ from it) contradictions of uniformity claims (lane forms, the warp costs built o
 later `.uni` branches the split lanes reach apart) are `excused()`, not breaches; an
 unreported one is a miss and excuses nothing. Likewise after a reported barrier that
 the run saw split (`after_barrier`), the threads meet each later barrier out of step:
-those barriers' events are the same defect, excused. Observations whose rule is not
+those barriers' events are the same defect, excused, and so are contradictions of lane
+forms there (a lane released by another barrier runs ahead of its warp: a loop counter
+the analysis knows warp-uniform is at another trip in it). Observations whose rule is not
 registered yet (`no_rule`) and
 events that no rule covers (`unmapped`) are reported, not failed.
 """
@@ -80,7 +82,8 @@ class Result:
         return [b for b in self.contradictions() if not self._excused(b)]
 
     def excused(self) -> list[Breach]:
-        """Contradictions of uniformity claims after undefined behaviour (`after_ub`)."""
+        """Contradictions of uniformity claims after undefined behaviour (`after_ub`,
+        `after_barrier`)."""
         return [b for b in self.contradictions() if self._excused(b)]
 
     def contradictions(self) -> list[Breach]:
@@ -96,12 +99,14 @@ class Result:
                 [Breach("gamma", v.line, str(v), v) for v in self.violations])
 
     def _excused(self, b: Breach) -> bool:
-        if b.line in self.after_barrier and b.kind == "missed" and \
-                b.subject.rule == "barrier-divergence":
-            return True  # a later barrier the split threads meet out of step
+        s = b.subject
+        if b.line in self.after_barrier:
+            if b.kind == "missed" and s.rule == "barrier-divergence":
+                return True  # a later barrier the split threads meet out of step
+            if isinstance(s, Violation) and s.component == "lane form":
+                return True  # the lanes of a warp run out of step: one at another trip
         if b.line not in self.after_ub:
             return False
-        s = b.subject
         if isinstance(s, Violation):
             return s.component == "lane form"
         return b.kind == "over-bound" or (b.kind == "missed" and s.rule in (

@@ -4,13 +4,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from .cfg import build_cfg
 from .deadline import Deadline, DeadlineExceeded
 from .diagnostics import Certainty, Diagnostic, Severity
 from .gcpause import collector_paused
 from .interp.calls import CallAnalyzer
 from .interp.context import Ctx
 from .interp.facts import Facts, FixpointParams
+from .interp.prepass import prepass
 from .interp.worklist import Interpreter, WorkExceeded
 from .ir.module import Function, Module
 from .launch import LaunchConfig, initial_state, thread_bounds
@@ -57,17 +57,19 @@ def analyze(function: Function, launch=None, *, module: Module | None = None,
 
 def _analyze(function: Function, launch, module: Module, params: FixpointParams,
              deadline: Deadline) -> AnalysisResult:
-    cfg = build_cfg(function, deadline)
     ctx = Ctx(function, module, launch, thread_bounds(function, launch))
     calls = CallAnalyzer(module, params, launch, deadline)
     result = AnalysisResult(function, None)
     try:
         with deadline.phase("pre-passes"):  # the loops of the CFG, the rules' slice
-            interp = Interpreter(cfg, ctx, params, calls, deadline)
+            # the CFG and what else depends on the function alone, shared with the other
+            # analyses of it on this deadline (the rules' re-analyses under other launches)
+            pre = prepass(function, deadline)
+            interp = Interpreter(pre.cfg, ctx, params, calls, deadline, pre)
         entry = initial_state(function, module, launch)
         with deadline.phase("fixpoint"):
             in_states = interp.run(entry)
-        result.facts = Facts(cfg, ctx, in_states, interp.divergent, interp)
+        result.facts = Facts(pre.cfg, ctx, in_states, interp.divergent, interp)
         result.callee_facts = calls.facts
     except DeadlineExceeded as exc:  # no iterate short of the fixpoint reaches a rule
         result.stopped = exc

@@ -102,7 +102,8 @@ class Affine:
     interned and remember their last ``range`` (per bounds object).
     """
 
-    __slots__ = ("base", "coeffs", "varying", "is_bottom", "is_uniform", "_hash", "_range")
+    __slots__ = ("base", "coeffs", "varying", "is_top", "is_bottom", "is_uniform", "_hash",
+                 "_range")
 
     base: SI
     coeffs: Coeffs
@@ -138,6 +139,7 @@ class Affine:
         _set(self, "base", base)
         _set(self, "coeffs", coeffs)
         _set(self, "varying", varying)
+        _set(self, "is_top", varying)
         _set(self, "is_bottom", base.is_bottom)
         _set(self, "is_uniform", not varying and not coeffs)
         _set(self, "_hash", hash((base, coeffs, varying)))
@@ -184,16 +186,12 @@ class Affine:
 
     # ---------------------------------------------------------------- queries
     @property
-    def is_top(self) -> bool:
-        return self.varying
-
-    @property
     def is_modular(self) -> bool:
         """A lane form known modulo 2^w only: coefficients, but no base (see `wrapped`)."""
         return bool(self.coeffs) and self.base.is_top
 
-    # ``is_bottom`` and ``is_uniform`` (same value in every lane of a warp, vacuously true
-    # for bottom) are computed at construction.
+    # ``is_top`` (= ``varying``), ``is_bottom`` and ``is_uniform`` (same value in every
+    # lane of a warp, vacuously true for bottom) are computed at construction.
 
     def coeff(self, name: str) -> SI:
         """The set of possible (uniform) coefficients of an index; 0 when absent."""

@@ -11,7 +11,6 @@ unknown, and a note says so.
 """
 from __future__ import annotations
 
-from ..cfg import build_cfg
 from ..deadline import Deadline
 from ..domains.state import State
 from ..domains.value import TOP
@@ -20,6 +19,7 @@ from ..ir.operands import Register, Symbol
 from ..ir.traits import Call
 from .context import Ctx
 from .facts import Facts
+from .prepass import prepass
 from .transfer.arith_values import read
 
 SPECIAL_PREFIXES = ("%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid",
@@ -87,19 +87,19 @@ class CallAnalyzer:
 
     def _analyse(self, callee, entry: State, caller: Ctx) -> State | None:
         from .worklist import Interpreter  # noqa: PLC0415 - mutual recursion
-        cfg = build_cfg(callee, self.deadline)
         # same thread, same launch: the caller's bounds; notes go to the caller's report
         ctx = Ctx(callee, self.module, self.launch, caller.bounds, caller.notes,
                   entry=caller.entry or caller.function)
         self.stack.append(callee.name)
         try:
             with self.deadline.phase(f"call to {callee.name}"):
-                interp = Interpreter(cfg, ctx, self.params, self, self.deadline)
+                pre = prepass(callee, self.deadline)  # shared by every argument state
+                interp = Interpreter(pre.cfg, ctx, self.params, self, self.deadline, pre)
                 states = interp.run(entry)
         finally:
             self.stack.pop()
-        self.facts.append(Facts(cfg, ctx, states, interp.divergent, interp))
-        return states[cfg.exit]
+        self.facts.append(Facts(pre.cfg, ctx, states, interp.divergent, interp))
+        return states[pre.cfg.exit]
 
 
 __all__ = ["CallAnalyzer", "TOP"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
 
 from ..cfg import CFG
 from ..domains.lattice import Tri
@@ -54,8 +55,8 @@ class Access:
     def space(self) -> str:
         return self.insn.space
 
-    @property
-    def width(self) -> int:
+    @cached_property
+    def width(self) -> int:  # rules ask it per pair of accesses: computed once
         return self.insn.access_bytes
 
 
@@ -69,6 +70,7 @@ class Facts:
         self._interp = interpreter
         self._narrowed: dict[int, tuple] = {}  # id(access) -> (access, `narrowed`)
         self._derived: dict[str, object] = {}  # `derived`
+        self._block_accesses: dict[int, list[Access]] = {}  # `block_accesses`
 
     def derived(self, key: str, make):
         """`make(self)`, made once under `key` for every rule that asks: analyses built
@@ -142,16 +144,20 @@ class Facts:
     def walk(self) -> Iterator[tuple[int, Instruction, State]]:
         """(block, instruction, state before it) for every reachable instruction,
         in layout order. The state is shared: copy it to keep it."""
-        check = self._interp.deadline.check
-        for b, block in enumerate(self.cfg.blocks):
-            start = self.in_states[b]
-            if start is None:
-                continue
-            state = self.entry_state(b)
-            for insn in block.instructions:
-                check()  # per instruction: blocks of thousands of them, tens of us each
+        for b in range(len(self.cfg.blocks)):
+            for insn, state in self._walk_block(b):
                 yield b, insn, state
-                self.step(insn, state)
+
+    def _walk_block(self, b: int) -> Iterator[tuple[Instruction, State]]:
+        """`walk` over block `b` alone (nothing when it is unreachable)."""
+        if self.in_states[b] is None:
+            return
+        check = self._interp.deadline.check
+        state = self.entry_state(b)
+        for insn in self.cfg.blocks[b].instructions:
+            check()  # per instruction: blocks of thousands of them, tens of us each
+            yield insn, state
+            self.step(insn, state)
 
     def state_before(self, insn: Instruction) -> State | None:
         self._interp.deadline.check()  # a walk over the block so far: per instruction asked
@@ -168,8 +174,31 @@ class Facts:
 
     @cached_property
     def accesses(self) -> list[Access]:
-        out = []
-        for b, insn, state in self.walk():
+        """Every memory access of a reachable instruction, in layout order."""
+        return [acc for b in range(len(self.cfg.blocks)) for acc in self.block_accesses(b)]
+
+    def access_of(self, insn: Instruction) -> Access | None:
+        """`insn`'s entry of `accesses` (None when it has none), replaying its block only:
+        a re-analysis is asked about one access."""
+        return next((acc for acc in self.block_accesses(self.cfg.block_of(insn))
+                     if acc.insn is insn), None)
+
+    def block_accesses(self, b: int) -> list[Access]:
+        """The entries of `accesses` in block `b` (made once)."""
+        hit = self._block_accesses.get(b)
+        if hit is None:
+            hit = self._block_accesses[b] = self._make_accesses(b)
+        return hit
+
+    def _make_accesses(self, b: int) -> list[Access]:
+        out: list[Access] = []
+        insns = self.cfg.blocks[b].instructions
+        last = next((i for i in range(len(insns) - 1, -1, -1)
+                     if isinstance(insns[i], MemoryAccess)), None)
+        if last is None:
+            return out
+        # the walk stops at the block's last access: what follows changes no state here
+        for insn, state in islice(self._walk_block(b), last + 1):
             if not isinstance(insn, MemoryAccess):
                 continue
             addr = insn.address

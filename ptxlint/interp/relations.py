@@ -17,8 +17,11 @@ instruction's own block only, for a transfer function during the fixpoint (`selp
 refines its operands by its predicate: ``i + 1 < 624 ? &s[i + 1] : &s[0]``).
 
 Cost: a pass over the instructions and a few bit-set passes over the blocks, the first
-time `Facts` asks; a walk back over the block, once per `selp` that asks; nothing else
-during the fixpoint.
+time `Facts` asks (once per function and deadline: the re-analyses under other launches
+share these tables, `prepass.py`); a walk back over the block, once per `selp` that asks;
+nothing else during the fixpoint. Each relation's narrowing is remembered by the values
+it read (`_narrow_by`), per analysis: accesses near each other ask it again, mostly to
+no change.
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ from . import links
 #: and how many passes it makes over the relations it found.
 NEIGHBOURHOOD = 4
 PASSES = 2
+_STEPS = "relations.narrow_by"  # the `Ctx.memo` entry of `_narrow_by`'s answers
 
 
 class Relations:
@@ -146,11 +150,11 @@ class Relations:
         gets here)."""
         if not self._built:
             self._build()
-        by_reg, insns = self.by_reg, self.insns
+        by_reg, insns, names = self.by_reg, self.insns, self.names
 
-        def related(reg: str) -> list[Instruction]:
-            return [insns[r] for r in by_reg.get(reg, ()) if avail >> r & 1]
-        return _narrow(s, keys, related, self.compared, ctx)
+        def related(reg: str) -> list[tuple[Instruction, tuple]]:
+            return [(insns[r], names[r]) for r in by_reg.get(reg, ()) if avail >> r & 1]
+        return _narrow(s, keys, related, self.compared, ctx, self._narrow_by)
 
     def near_local(self, insn: Instruction, key: str) -> frozenset[str]:
         """The registers within `NEIGHBOURHOOD` of `key` by the relations of `insn`'s
@@ -247,11 +251,38 @@ class Relations:
     def narrow_local(self, s: State, keys, insn: Instruction, ctx) -> bool | None:
         """`narrow` by the relations established earlier in `insn`'s block that still
         hold at `insn` (no global pass: for transfer functions, during the fixpoint)."""
-        return _narrow(s, keys, self._local_at(insn), self.compared, ctx)
+        return _narrow(s, keys, self._local_at(insn, True), self.compared, ctx,
+                       self._narrow_by)
 
-    def _local_at(self, insn: Instruction):
+    def _narrow_by(self, insn: Instruction, shape: tuple, s: State, ctx) -> bool | None:
+        """`links.narrow_by`, remembered: its answer and writes are a function of the values
+        of the registers `insn` names (`shape`), keyed by their objects (states share
+        them), per analysis: in its context's memo (special registers read its launch, and
+        the analyses of a function under other launches share these tables)."""
+        steps = ctx.memo.get(_STEPS)
+        if steps is None:
+            steps = ctx.memo[_STEPS] = {}
+        regs = s.regs
+        before = tuple([regs.get(r) for r in shape])
+        key = (id(insn), *map(id, before))
+        hit = steps.get(key)
+        if hit is None:
+            if len(steps) > 1 << 16:
+                steps.clear()
+            outcome = links.narrow_by(insn, s, ctx)
+            # the entry keeps `before` alive: its ids stay theirs
+            hit = steps[key] = (before, outcome, tuple([regs.get(r) for r in shape]))
+            return outcome
+        _, outcome, after = hit
+        for r, old, new in zip(shape, before, after):
+            if new is not old:
+                regs[r] = new
+        return outcome
+
+    def _local_at(self, insn: Instruction, shapes: bool = False):
         """register -> the relations of `insn`'s block that hold at `insn` and name it
-        (a function; the block is indexed once: where each register is written)."""
+        (a function; the block is indexed once: where each register is written), with
+        their `relation_shape` when `shapes`."""
         b, p = self.cfg.position(insn)
         index = self._blocks.get(b)
         if index is None:
@@ -276,29 +307,35 @@ class Relations:
                         return False
             return True
 
+        if shapes:
+            return lambda reg: [(i, shape) for g, i, shape in gens.get(reg, ())
+                                if g < p and holds(g, shape)]
         return lambda reg: [i for g, i, shape in gens.get(reg, ()) if g < p and holds(g, shape)]
 
 
-def _narrow(s: State, keys, related, compared: set[str], ctx) -> bool | None:
-    """Narrow `s` by the relations `related(register)` gives around `keys`: those that
-    define them and, back through their operands, what those are computed from (up to
-    `NEIGHBOURHOOD` steps), and those that compute a compared register from any of
-    these (where a guard's narrowing comes from). Applied guards first, then from the
-    farthest definition towards `keys`, so one pass carries a guard's bound to them.
+def _narrow(s: State, keys, related, compared: set[str], ctx, narrow_by) -> bool | None:
+    """Narrow `s` by the relations `related(register)` gives around `keys`, as
+    (instruction, `relation_shape`) pairs, each by `narrow_by(insn, shape, s, ctx)`:
+    those that define them and, back through their operands, what those are computed
+    from (up to `NEIGHBOURHOOD` steps), and those that compute a compared register from
+    any of these (where a guard's narrowing comes from). Applied guards first, then from
+    the farthest definition towards `keys`, so one pass carries a guard's bound to them.
     Whether a register changed; None when one has no value left."""
-    chain: list[Instruction] = []
+    chain: list[tuple[Instruction, tuple]] = []
     seen: set[int] = set()
+    near: dict[str, list] = {}  # register -> `related(register)`, asked once
     regs = set(keys)
     frontier = list(keys)
     for _ in range(NEIGHBOURHOOD):
         nxt = []
         for r in frontier:
-            for insn in related(r):
-                shape = links.relation_shape(insn)
+            found = near[r] = related(r)
+            for pair in found:
+                insn, shape = pair
                 if shape[0] != r or id(insn) in seen:
                     continue
                 seen.add(id(insn))
-                chain.append(insn)
+                chain.append(pair)
                 for op in shape[1:]:
                     if op not in regs:
                         regs.add(op)
@@ -306,15 +343,15 @@ def _narrow(s: State, keys, related, compared: set[str], ctx) -> bool | None:
         if not nxt:
             break
         frontier = nxt
-    guards = [insn for r in regs for insn in related(r)
-              if (d := links.relation_shape(insn)[0]) in compared and d != r
-              and id(insn) not in seen]
+    guards = [pair for r in regs
+              for pair in (near[r] if r in near else related(r))
+              if (d := pair[1][0]) in compared and d != r and id(pair[0]) not in seen]
     order = guards + chain[::-1]
     narrowed = False
     for _ in range(PASSES):
         changed = False
-        for insn in order:
-            outcome = links.narrow_by(insn, s, ctx)
+        for insn, shape in order:
+            outcome = narrow_by(insn, shape, s, ctx)
             if outcome is None:
                 return None
             changed |= outcome

@@ -41,13 +41,12 @@ from ..ir.traits import Branch, Call, MemoryAccess, Terminator
 from .transfer import memory  # noqa: F401 - registers its transfer functions (as arith does)
 from .transfer.arith import CARRY
 from .context import Ctx
-from .divergence import SyncDependence
 from .links import narrow_by
-from .loops import LoopCounters, counter_step, counters_linked, shifted, thresholds
+from .loops import counter_step, counters_linked, shifted, thresholds
 from .refine import assume, assume_cached, written_keys
 from .relevance import sliced_out
-from .relations import Relations
 from .facts import FixpointParams
+from .prepass import Prepass
 from .transfer.table import transfer_for, unmodelled
 
 #: Modules whose transfer functions read and write registers only (never .param cells).
@@ -120,14 +119,18 @@ def _plan(insn: Instruction, ctx: Ctx) -> tuple:
 
 class Interpreter:
     def __init__(self, cfg: CFG, ctx: Ctx, params: FixpointParams, calls=None,
-                 deadline: Deadline | None = None):
+                 deadline: Deadline | None = None, pre: Prepass | None = None):
+        """`pre`: `cfg`'s function's prepass on `deadline` (`prepass.py`), shared with
+        the other analyses of the function; by default one of its own."""
         self.cfg = cfg
         self.ctx = ctx
         self.params = params
         self.calls = calls
         self.deadline = deadline if deadline is not None else cfg.deadline
-        self.sync = SyncDependence(cfg, self.deadline)
-        ctx.relations = Relations(cfg)
+        if pre is None:
+            pre = Prepass(cfg, self.deadline)
+        self.sync = pre.sync
+        ctx.relations = pre.relations
         self.divergent: set[int] = set()
         # divergent branch block -> registers its edges narrowed (`_note_refined`)
         self.refined: dict[int, set[str]] = {}
@@ -142,19 +145,15 @@ class Interpreter:
         self.work = 0
         self.requeue: set[int] = set()
         self._order = cfg.rpo_index
-        self._plans: dict[int, tuple] = {}  # id(insn) -> how it runs (`_plan`)
+        self._plans = pre.plans[params.rules_only]  # id(insn) -> how it runs (`_plan`)
         self._sliced_out = sliced_out(cfg.function) if params.rules_only else frozenset()
         self._memo: dict[int, Memo] = {}  # id(insn) -> its last inputs and effects
         self._refined: dict[object, tuple] = {}  # edge or guard -> its last refinement
-        self.loops = LoopCounters(cfg)
-        heads = cfg.loop_heads  # block -> whether an edge from it enters a loop
-        self._enters = [any(s in heads and b not in cfg.loop(s).body for s in blk.succs)
-                        for b, blk in enumerate(cfg.blocks)]
+        self.loops = pre.loops
+        self._enters = pre.enters  # block -> whether an edge from it enters a loop
         # block -> (its out-state, the edge states computed from it)
         self._edges: dict[int, tuple[State, list[tuple[int, State]]]] = {}
-        self._follows: dict[tuple[int, int], tuple[Instruction, ...]] = {}  # `_follow`
-        self._reg_widths: dict[str, int] | None = None  # `_wrapped`
-        self._loop_writes: dict[int, frozenset[str]] = {}  # `_keep_invariants`
+        self._pre = pre  # `_follow`, `_wrapped`, `_keep_invariants`
 
     # ---- driver --------------------------------------------------------------------------
     def run(self, entry: State) -> list[State | None]:
@@ -453,9 +452,10 @@ class Interpreter:
         (`Relations.follow_compared`), so a counter incremented before its test (``i' =
         i + c; if (i < n)``) is bounded where the loop comes round, and widening does
         not climb c at a time."""
-        hit = self._follows.get((b, head))
+        follows = self._pre.follows
+        hit = follows.get((b, head))
         if hit is None:
-            hit = self._follows[(b, head)] = \
+            hit = follows[(b, head)] = \
                 self.ctx.relations.follow_compared(b) \
                 if b in self.cfg.loop(head).body else ()
         return hit
@@ -489,9 +489,10 @@ class Interpreter:
         loop's copy of an outer counter (`level`, entered as 257, then 225...) jumped to
         the width limits and stayed there, the narrowing pass being unable to shrink a
         loop-carried value; the inner loop's counters then wrapped."""
-        writes = self._loop_writes.get(head)
+        loop_writes = self._pre.loop_writes
+        writes = loop_writes.get(head)
         if writes is None:
-            writes = self._loop_writes[head] = frozenset(
+            writes = loop_writes[head] = frozenset(
                 r.key for b in self.cfg.loop(head).body
                 for insn in self.cfg.blocks[b].instructions for r in insn.defs)
         regs = widened.regs
@@ -528,9 +529,9 @@ class Interpreter:
         infinite bound (a loop head widened it) as the w-bit readings it stands for:
         the same bits, in a form a relation can narrow (`SI.restrict` keeps a set that
         fits neither view)."""
-        widths = self._reg_widths
+        widths = self._pre.reg_widths
         if widths is None:
-            widths = self._reg_widths = {}
+            widths = self._pre.reg_widths = {}
             for v in self.ctx.function.variables:
                 if v.space == "reg" and v.type.bits in (16, 32, 64):
                     names = [f"{v.name}{i}" for i in range(v.range_count)] \
@@ -558,7 +559,7 @@ class Interpreter:
             if self.params.memoize:
                 # what the branch's own refinement wrote, unless it is the same as last
                 # time, and what narrowing by the block's relations may have (`_follow`)
-                keys = [i.dests[0].key for i in self._follows.get((b, s), ())]
+                keys = [i.dests[0].key for i in self._pre.follows.get((b, s), ())]
                 last = self._refined.get((b, s))
                 if self._noted.get((b, s)) is not last:
                     self._noted[(b, s)] = last

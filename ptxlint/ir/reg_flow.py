@@ -80,6 +80,8 @@ def flow_key(reg: Register) -> str:
     """The declaration's key, plus `.x` for one element of a vector register (`.r .g .b
     .a` name the same elements); other suffixes (video byte selectors `.b0`) are not
     elements."""
+    if "." not in reg.name:  # most registers
+        return reg.key
     base, _, suffix = reg.name.partition(".")
     element = _ELEMENT.get(suffix) if not reg.is_special else None
     return f"{reg.key}.{element}" if element else reg.key
@@ -108,11 +110,14 @@ def flows_of(function: Function) -> dict[int, Flow]:
     written |= defined_at_entry(function)
     out = {}
     for insn in insns:
-        if vectors or isinstance(insn, (Mov, Selp, St)):
-            out[id(insn)] = flow_of(insn, vectors, written)
-        else:
-            out[id(insn)] = _plain(insn)
+        special = _SPECIAL_FLOW.get(insn.__class__)
+        if special is None:
+            special = _SPECIAL_FLOW[insn.__class__] = issubclass(insn.__class__, (Mov, Selp, St))
+        out[id(insn)] = flow_of(insn, vectors, written) if vectors or special else _plain(insn)
     return out
+
+
+_SPECIAL_FLOW: dict[type, bool] = {}  # instruction class -> may be other than plain
 
 
 def _plain(insn: Instruction) -> Flow:
@@ -123,7 +128,12 @@ def _plain(insn: Instruction) -> Flow:
         uses = uses[1:]
         if not _special(insn.guard.register.key):
             guard = (insn.guard.register.key, insn.guard.negated)
-    return Flow("plain", guard, tuple(k for k in uses if not _special(k)), insn.def_keys)
+    if any(map(_special, uses)):  # most read no special register: keep the keys' tuple
+        uses = tuple(k for k in uses if not _special(k))
+    return _new_flow(Flow, ("plain", guard, uses, insn.def_keys, (), None, ((), ())))
+
+
+_new_flow = tuple.__new__  # a Flow from all its fields, without the keyword-handling `__new__`
 
 
 @lru_cache(maxsize=None)

@@ -17,6 +17,7 @@ from . import warp_rows
 from .grid_sync import grid_split, in_grid
 from .base import Rule, RuleContext
 from .wording import lane_text
+from ..threads.instruction_list import instructions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -212,7 +213,7 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
-        if not any(isinstance(i, (Barrier, BarWarpSync, Call)) for i in rc.function.instructions):
+        if not any(isinstance(i, (Barrier, BarWarpSync, Call)) for i in instructions(rc.facts)):
             return
         splits = BarrierSplits(rc.facts, rc.module)
         grid = grid_barriers(rc.facts)
@@ -360,13 +361,16 @@ def _warp_sync(rule: Rule, rc: RuleContext, splits: BarrierSplits,
     if outside.any():
         yield _warp_report(rule, rc, splits, insn, mask, outside, culprit)
         return
+    if not reaching.any():
+        return
     warp = splits.space.index("warp")
-    for w in np.unique(warp[reaching]):
-        mine = warp == w
-        missing = mine & ~reaching & ((mask >> lane) & 1 == 1)
-        if missing.any():
-            yield _warp_report(rule, rc, splits, insn, mask, missing, culprit, missing=True)
-            return
+    reached = np.zeros(int(warp.max()) + 1, bool)
+    reached[warp[reaching]] = True
+    # lanes of the mask that skip it, in warps some lane reaches: the first such warp's
+    missing = reached[warp] & ~reaching & ((mask >> lane) & 1 == 1)
+    if missing.any():
+        missing &= warp == warp[missing].min()
+        yield _warp_report(rule, rc, splits, insn, mask, missing, culprit, missing=True)
 
 
 def _warp_report(rule: Rule, rc: RuleContext, splits: BarrierSplits, insn: Instruction,

@@ -5,8 +5,9 @@ indices that can reach a program point."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from ..diagnostics import Diagnostic, Severity
 from ..domains.affine import INDICES, ThreadBounds
@@ -46,8 +47,8 @@ class Site:
     def insn(self) -> MemoryAccess:
         return self.access.insn
 
-    @property
-    def width(self) -> int:
+    @cached_property
+    def width(self) -> int:  # asked per question about the site: computed once
         return self.insn.access_bytes
 
     @property
@@ -57,8 +58,16 @@ class Site:
         return VERBS.get(self.insn.access_kind, "access")
 
 
-def memory_sites(facts: Facts) -> Iterator[Site]:
-    for acc in facts.accesses:
+def memory_sites(facts: Facts, accesses: Iterable[Access] | None = None) -> Iterator[Site]:
+    """The sites of `accesses` (default: every access of the facts, listed once for the
+    rules that ask)."""
+    if accesses is None:
+        return iter(facts.derived("memory sites", lambda f: list(_sites(f, f.accesses))))
+    return _sites(facts, accesses)
+
+
+def _sites(facts: Facts, accesses: Iterable[Access]) -> Iterator[Site]:
+    for acc in accesses:
         insn = acc.insn
         if not isinstance(insn, PER_THREAD):
             continue
@@ -131,8 +140,11 @@ def path_bounds(state: State, bounds: ThreadBounds) -> ThreadBounds:
     from %tid.x before the branch is only used by threads 0..63."""
     ranges = {n: bounds.of(n) for n in INDICES}
     for v in state.regs.values():
-        aff, si = v.aff, v.si
-        if aff.is_top or len(aff.coeffs) != 1 or not si.is_finite or si.is_bottom:
+        aff = v.aff
+        if len(aff.coeffs) != 1:  # top and bottom have none
+            continue
+        si = v.si
+        if not si.is_finite or si.is_bottom:
             continue
         (name, coeff), = aff.coeffs
         c, b = coeff.singleton(), aff.base.singleton()

@@ -285,7 +285,8 @@ class MisalignedAccess(Rule, id="misaligned-access", severity=Severity.ERROR,
     @staticmethod
     def _aligned(rc: RuleContext, need: int):
         def aligned(facts, site: Site) -> bool:
-            for other in memory_sites(facts):
+            acc = facts.access_of(site.insn)  # its block replayed, not the whole kernel
+            for other in memory_sites(facts, [acc] if acc is not None else []):
                 if other.insn is site.insn and other.operand == site.operand:
                     cong = alignment_of(rc, other).cong
                     return cong.is_bottom or cong.is_multiple_of(need)

@@ -13,6 +13,7 @@ from ..domains.strided import StridedInterval as SI
 from ..domains.value import Value
 from ..interp.facts import Facts, FixpointParams
 from ..ir.instructions import tensor
+from ..ir.traits import Call
 from ..ir.types import Kind
 from ..threads.warp import lanes, warp_count
 from .base import Replay, Rule, RuleContext
@@ -34,6 +35,11 @@ SEARCH_FLOOR = 3_000
 SEARCH_PROBE_WORK = 3_000  # a kernel whose first probe costs more is not searched
 # a probe is also a re-analysis within the kernel's time budget (`RuleContext.deadline`)
 PROBE_PARAMS = FixpointParams(rules_only=True, max_work=SEARCH_WORK)
+# A kernel's first probe (the low end of its first search) that costs more than
+# SEARCH_PROBE_WORK ends the kernel's searching with its own answer unused (the search
+# needs its high end next), so it is stopped there; not in a kernel that calls
+# functions, whose analyses each count their work apart.
+FIRST_PROBE_PARAMS = replace(PROBE_PARAMS, max_work=SEARCH_PROBE_WORK)
 SEARCH_MAX_INSTRUCTIONS = 1000
 
 
@@ -57,10 +63,18 @@ def is_clean(lo: int | None, hi: int | None, size: int) -> bool:
     return lo is not None and hi is not None and (hi < lo or (lo >= 0 and hi < size))
 
 
-def offsets(site: Site, bounds: ThreadBounds) -> SI:
-    """The offsets the address takes in the threads that can run it."""
+def offsets(site: Site, bounds: ThreadBounds | None) -> SI:
+    """The offsets the address takes in the threads that can run it (`site_bounds`)."""
     v = site.address
     return v.si if v.aff.is_top else v.si.meet(v.aff.range(bounds))
+
+
+def site_bounds(site: Site, facts: Facts) -> ThreadBounds | None:
+    """The thread indices that can run the access (`path_bounds`); None when the address
+    has no affine form, which is all they are read for (a scan of every register)."""
+    if site.address.aff.is_top:
+        return None
+    return path_bounds(site.access.state, facts.ctx.bounds)
 
 
 def threads(rc: RuleContext, bounds: ThreadBounds | None = None
@@ -112,7 +126,7 @@ def judge(rc: RuleContext, site: Site, size: int) -> Verdict:
     """Clean, out of bounds in every execution the state covers (some thread of the
     block always overflows), or possibly out of bounds."""
     v, w = site.address, site.width
-    bounds = path_bounds(site.access.state, rc.facts.ctx.bounds)
+    bounds = site_bounds(site, rc.facts)
     si = offsets(site, bounds)
     lo, hi = touched(si, w)
     if is_clean(lo, hi, size):
@@ -120,7 +134,7 @@ def judge(rc: RuleContext, site: Site, size: int) -> Verdict:
     if lo is not None and hi is not None and (lo >= size or hi < 0):
         return Verdict("definite", si, lo, hi)  # every offset is outside
     terms = lane_terms(v)
-    if terms is None:
+    if terms is None:  # always so when the address has no affine form (`bounds` None)
         return Verdict("possible", si, lo, hi)
     everyone = threads(rc, bounds)
     runners = running(rc, site.access, everyone)  # those its conditions let run it
@@ -200,7 +214,10 @@ class ThresholdSearch:
             launch = replace(rc.launch, block=(value, 1, 1)) if name == "block" else \
                 replace(rc.launch, params={**rc.launch.params, name: value})
             # past the kernel's budget (not the search's) this raises: the rule stops
-            facts = rc.reanalyze(launch, PROBE_PARAMS, f"re-analysis with {name} = {value}")
+            first = not self.cache and not any(isinstance(i, Call)
+                                               for i in rc.function.instructions)
+            facts = rc.reanalyze(launch, FIRST_PROBE_PARAMS if first else PROBE_PARAMS,
+                                 f"re-analysis with {name} = {value}")
             work = SEARCH_WORK if facts is None else facts.work
             self.spent += work
             self.probe_work = work
@@ -212,21 +229,22 @@ class ThresholdSearch:
         facts = self._facts(name, value)
         if facts is None:
             return None
-        for other in memory_sites(facts):
+        acc = facts.access_of(site.insn)  # its block replayed, not every block
+        for other in memory_sites(facts, () if acc is None else (acc,)):
             if other.insn is site.insn and other.operand == site.operand:
                 r = other.address.region
                 if r is None or site.address.region is None or r.obj != site.address.region.obj:
                     return None
-                bounds = path_bounds(other.access.state, facts.ctx.bounds)
-                if is_clean(*touched(offsets(other, bounds), other.width), size):
+                if is_clean(*touched(offsets(other, site_bounds(other, facts)), other.width),
+                            size):
                     return True
                 better = narrowed(facts, other)
                 if better is None:
                     return True
                 if better is other:
                     return False
-                bounds = path_bounds(better.access.state, facts.ctx.bounds)
-                return is_clean(*touched(offsets(better, bounds), better.width), size)
+                return is_clean(*touched(offsets(better, site_bounds(better, facts)),
+                                         better.width), size)
         return True  # unreachable with this value
 
     def threshold(self, site: Site, size: int) -> tuple[str, int] | None:

@@ -11,7 +11,10 @@ all its instructions; any other group is judged access by access.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 
 from ..interp.facts import Access
 from ..ir.operands import Register, Symbol
@@ -106,10 +109,7 @@ def _group(accs: list[Access]) -> RequestGroup:
 
 def _written_once(rc: RuleContext) -> set[str]:
     """Registers with one definition in the function: the same value wherever read."""
-    count: dict[str, int] = {}
-    for insn in rc.function.instructions:
-        for r in insn.defs:
-            count[r.key] = count.get(r.key, 0) + 1
+    count = Counter(chain.from_iterable(map(attrgetter("def_keys"), rc.function.instructions)))
     return {k for k, n in count.items() if n == 1}
 
 
@@ -139,7 +139,7 @@ def _group_key(acc: Access) -> tuple | None:
 def _written_between(cfg, reg: str, i: int, j: int, block: int) -> bool:
     if reg.startswith("@"):
         return False
-    return any(r.key == reg for insn in cfg.blocks[block].instructions[i:j] for r in insn.defs)
+    return any(reg in insn.def_keys for insn in cfg.blocks[block].instructions[i:j])
 
 
 __all__ = ["RequestGroup", "request_groups", "element_members", "MAX_ELEMENT"]

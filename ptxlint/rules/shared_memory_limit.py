@@ -6,8 +6,11 @@ import re
 from collections.abc import Iterator
 
 from ..diagnostics import Certainty, Diagnostic, Severity
+from ..ir.instruction import Instruction
 from ..ir.module import Function, Module, Variable
+from ..ir.operands import Register
 from ..ir.traits import Call
+from ..threads.instruction_list import instructions
 from .base import Rule, RuleContext
 
 # a name in an operand's text (`tile`, `tile+16`), not a register (`%r1`)
@@ -82,7 +85,7 @@ class SharedMemoryLimit(Rule, id="shared-memory-limit", severity=Severity.ERROR)
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         target, kernel = rc.arch, rc.function
-        static = sum(v.byte_size or 0 for v in static_shared(rc.module, kernel))
+        static = sum(v.byte_size or 0 for v in static_shared(rc.module, kernel, instructions(rc.facts)))
         where = f"{target.target} ({_ORIGIN.get(target.origin, target.origin)})"
         span = kernel.span
         if static > target.static_shared_limit:
@@ -108,16 +111,23 @@ def _details(static: int, dynamic: int | None, limit: int, target: str) -> dict:
             "target": target}
 
 
-def static_shared(module: Module, kernel: Function) -> list[Variable]:
+def static_shared(module: Module, kernel: Function,
+                  listed: list[Instruction] | None = None) -> list[Variable]:
     """The non-extern `.shared` variables a kernel gets: declared in it or in a device
-    function it calls, or declared at module scope and named by one of them."""
-    functions, names, out = _reachable(module, kernel), set(), []
+    function it calls, or declared at module scope and named by one of them. `listed`:
+    the kernel's instructions, when the caller has them listed."""
+    def listing(fn: Function) -> list[Instruction]:
+        return listed if fn is kernel and listed is not None else fn.instructions
+
+    functions, out = _reachable(module, kernel, listing), []
     for fn in functions:
         out += [v for v in fn.variables if _is_static_shared(v)]
-        for insn in fn.instructions:
-            for op in insn.operands:
-                names.update(_NAME.findall(str(op)))
-    out += [v for v in module.variables if _is_static_shared(v) and v.name in names]
+    scoped = [v for v in module.variables if _is_static_shared(v)]
+    if scoped:  # the names the functions use: only then worth reading every operand
+        names = set(_NAME.findall(" ".join(
+            str(op) for fn in functions for insn in listing(fn) for op in insn.operands
+            if not (isinstance(op, Register) and op.name[0] == "%"))))  # no name in `%r1`
+        out += [v for v in scoped if v.name in names]
     return out
 
 
@@ -125,11 +135,11 @@ def _is_static_shared(v: Variable) -> bool:
     return v.space == "shared" and not v.is_extern
 
 
-def _reachable(module: Module, kernel: Function) -> list[Function]:
+def _reachable(module: Module, kernel: Function, listing) -> list[Function]:
     """The kernel and the device functions it calls, directly or not (direct calls)."""
     seen, todo = {id(kernel): kernel}, [kernel]
     while todo:
-        for insn in todo.pop().instructions:
+        for insn in listing(todo.pop()):
             if isinstance(insn, Call) and not insn.is_indirect and insn.callee is not None:
                 callee = module.function(str(insn.callee))
                 if callee is not None and callee.body is not None and id(callee) not in seen:

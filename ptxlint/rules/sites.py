@@ -38,6 +38,7 @@ from ..threads.warp import GRANULE_BITS, WarpPattern, lane_patterns, restrict, u
 from ..ir.operands import Register, Symbol
 from ..launch import param_value
 from .base import RuleContext
+from ..threads.instruction_list import instructions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,8 +70,13 @@ def in_space(acc: Access, space: str) -> bool:
 
 
 def exact_block(rc: RuleContext) -> tuple[int, int, int] | None:
-    """The block shape when the launch or `.reqntid` fixes it."""
-    return rc.facts.ctx.launch.block_or_limits(rc.kernel).shape
+    """The block shape when the launch or `.reqntid` fixes it (asked once per kernel:
+    every access asks)."""
+    memo = rc.facts.derived("sites.exact_block", lambda _: {})
+    kernel = rc.kernel
+    if id(kernel) not in memo:
+        memo[id(kernel)] = (kernel, rc.facts.ctx.launch.block_or_limits(kernel).shape)
+    return memo[id(kernel)][1]
 
 
 def warp_cases(rc: RuleContext, acc: Access, width: int | None = None,
@@ -85,6 +91,8 @@ def warp_cases(rc: RuleContext, acc: Access, width: int | None = None,
     from ..threads.active_lanes import splits_lanes  # noqa: PLC0415 -- numpy, when needed
     aff = acc.address.aff
     formed = not (aff.is_top or aff.is_bottom)
+    if not formed and exact_block(rc) is None:
+        return []
     splits = splits_lanes(rc.facts, acc)
     if exact_block(rc) is not None and (
             not formed or splits or any(not c.is_singleton for _, c in aff.coeffs)):
@@ -136,7 +144,7 @@ def _row_cases(lanes: BlockLanes, patterns: list[WarpPattern], ids: np.ndarray,
                unknown: dict[str, SI] | None = None) -> list[WarpCase]:
     """One case per distinct set of warp patterns over the rows (`ids[row, warp]`)."""
     import numpy as np  # noqa: PLC0415
-    varying = [i for i, v in lanes.values.items() if np.unique(v).size > 1]
+    varying = [i for i, v in lanes.values.items() if v.size > 1 and (v != v[0]).any()]
     depends = tuple(lanes.names[i] for i in varying)
     out = []
     if patterns:
@@ -161,19 +169,18 @@ def _selected(rc: RuleContext, acc: Access, cases: list[WarpCase]) -> list[WarpC
     lanes = lanes_of(rc, acc, False)
     if lanes is None:
         return [replace(c, exact=False) for c in cases]
+    if exact_block(rc) is None:
+        masks = _warp_masks(rc, lanes)
+        return [replace(c, patterns=_distinct(restrict(p, m) for p in c.patterns for m in masks),
+                        exact=False) for c in cases]
     rows, n = lanes.mask.shape
     nw = -(-n // WARP_SIZE)
     mask = np.pad(lanes.mask, ((0, 0), (0, nw * WARP_SIZE - n))).reshape(rows, nw, WARP_SIZE)
-    if exact_block(rc) is None:
-        masks = unique_rows(mask.reshape(rows * nw, WARP_SIZE).astype(np.int64))[0]
-        masks = [m.astype(bool) for m in masks if m.any()]
-        return [replace(c, patterns=_distinct(restrict(p, m) for p in c.patterns for m in masks),
-                        exact=False) for c in cases]
+    uniq, inverse = unique_rows(mask.reshape(rows, nw * WARP_SIZE).astype(np.int64))
+    uniq = uniq.astype(bool)
     out = []
     for c in cases:
         by_warp = {w: p for p in c.patterns for w in p.warps}
-        uniq, inverse = unique_rows(mask.reshape(rows, nw * WARP_SIZE).astype(np.int64))
-        uniq = uniq.astype(bool)
         found: list[WarpPattern] = []
         index: dict[tuple, int] = {}
         ids = np.full((len(uniq), nw), -1, np.int64)
@@ -195,6 +202,21 @@ def _selected(rc: RuleContext, acc: Access, cases: list[WarpCase]) -> list[WarpC
         # rows keep their order: `ids[inverse]` is per row of `lanes`
         out += _row_cases(lanes, found, ids[inverse.reshape(-1)], c.values, c.unknown)
     return out
+
+
+def _warp_masks(rc: RuleContext, lanes: BlockLanes) -> list[np.ndarray]:
+    """The distinct selections of a warp's 32 lanes that some warp and row of `lanes`
+    may see (none empty), once per answer: accesses and widths share them."""
+    import numpy as np  # noqa: PLC0415
+    memo = rc.facts.derived("sites.warp_masks", lambda _: {})
+    hit = memo.get(id(lanes))
+    if hit is None:
+        rows, n = lanes.mask.shape
+        nw = -(-n // WARP_SIZE)
+        mask = np.pad(lanes.mask, ((0, 0), (0, nw * WARP_SIZE - n)))
+        masks = unique_rows(mask.reshape(rows * nw, WARP_SIZE).astype(np.int64))[0]
+        hit = memo[id(lanes)] = (lanes, [m.astype(bool) for m in masks if m.any()])
+    return hit[1]
 
 
 def _merge(a: WarpPattern, b: WarpPattern) -> WarpPattern:
@@ -281,7 +303,7 @@ def runtime_sources(rc: RuleContext, acc: Access) -> list[str]:
     if not isinstance(base, Register):
         return []
     defs: dict[str, list] = {}
-    for insn in rc.function.instructions:
+    for insn in instructions(rc.facts):
         for d in insn.defs:
             defs.setdefault(d.key, []).append(insn)
     launch, found, seen, todo = rc.facts.ctx.launch, [], set(), [base.key]

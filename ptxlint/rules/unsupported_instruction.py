@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ..arch import Arch, Feature
 from ..diagnostics import Certainty, Diagnostic, Severity
 from .base import Rule, RuleContext
+from ..threads.instruction_list import instructions
 
 # how the message names where the target came from (`Arch.origin`)
 _ORIGIN = {"--arch": "the arch option: --arch, [tool.ptxlint] arch or the API's arch=",
@@ -88,8 +89,12 @@ class UnsupportedInstruction(Rule, id="unsupported-instruction", severity=Severi
         target = rc.arch
         if target.origin not in _ORIGIN:
             return  # no target was given: nothing to judge the kernel against
-        for insn in rc.function.instructions:
-            feature = target.lacks(insn.full_opcode)
+        lacks: dict[tuple, Feature | None] = {}  # per spelling: few, and asked per insn
+        for insn in instructions(rc.facts):
+            spelling = (insn.opcode, insn.mods)
+            feature = lacks.get(spelling, False)
+            if feature is False:
+                feature = lacks[spelling] = target.lacks(insn.full_opcode)
             if feature is not None:
                 yield self._report(rc, insn, feature, target)
 

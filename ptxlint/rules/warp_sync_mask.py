@@ -248,10 +248,10 @@ def _of_warp(w: int) -> str:
 
 
 def _mask_text(masks: MemberMasks, mask: np.ndarray, sel: np.ndarray) -> str:
-    import numpy as np  # noqa: PLC0415 -- numpy only when a site is judged
     """The mask the selected lanes pass: one value, or "their masks"."""
-    values = np.unique(mask[sel])
-    return f"0x{int(values[0]):08x}" if values.size == 1 else "their masks"
+    values = mask[sel]
+    return f"0x{int(values[0]):08x}" if values.size and (values == values[0]).all() \
+        else "their masks"
 
 
 def _source_note(rc: RuleContext, masks: MemberMasks, insn: Instruction) -> str:

@@ -19,20 +19,24 @@ thread by thread, in every row, so each row's selection is the set of threads th
 the access when the leaves take that row's values. Such a branch that leaves a loop
 around the access is not exact: a thread that left in an earlier trip may pass the
 condition again in a later one.
+
+Accesses of one basic block that nothing between them can tell apart share one answer
+(`_Twins`): a warp reduction's shuffles, a tile's loads at consecutive offsets.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..ir.operands import Register
+from ..ir.operands import Address, Register, Symbol
 from .barrier_intervals import control_closure
 from .block_uniform import block_variance
 from ..interp.facts import Access, Facts
 from .thread_eval import I64, Evaluator, ThreadSpace, Unevaluable, members, modulus, signed
 from .thread_exprs import Anchored, Node, compared_by, expr_builder
 from .thread_pairs import enumerable, grid
+from .toggles import toggle_groups
 
 CELLS = 1 << 18  # rows x threads per access: every access of a kernel may ask
 NEAREST = 6  # branches around an access whose compared registers narrow its threads
@@ -72,16 +76,125 @@ def block_lanes(facts: Facts, acc: Access, address: bool = True,
     space = ThreadSpace.of(facts)
     if not space.exact and (address or _reads_rows(facts)):
         return None
-    builder = expr_builder(facts)
-    view = builder.at(acc.insn, acc.state)
+    view = expr_builder(facts).at(acc.insn, acc.state)
+    return facts.derived("active_lanes.twins", _Twins).lanes(acc, view, space, address, cells)
+
+
+class _Twins:
+    """`block_lanes` answers, shared between accesses of one basic block that ask the
+    same question (same guard, object and address base) with nothing in between
+    writing a register the answer could follow, and the same values in the registers
+    it read: their conditions and addresses are then the same expressions of the same
+    values, so only the constant offset of the address may differ."""
+
+    def __init__(self, facts: Facts):
+        self.facts = facts
+        self.builder = expr_builder(facts)
+        self.done: dict[tuple, list[_Answer]] = {}
+        self._slices: dict[tuple, frozenset[str]] = {}
+        self._counts: dict[tuple, list[int]] = {}
+
+    def lanes(self, acc: Access, view: Anchored, space: ThreadSpace, address: bool,
+              cells: int) -> BlockLanes | None:
+        insn = acc.insn
+        addr = insn.address if address else None  # type: ignore[attr-defined]
+        base = addr.base if isinstance(addr, Address) else None
+        offset = addr.offset if isinstance(addr, Address) else 0
+        guard = insn.guard
+        key = (acc.block, address, cells, acc.guard_uniform, acc.address.region,
+               None if guard is None else (guard.register.key, guard.negated),
+               ("reg", base.key) if isinstance(base, Register) else
+               ("sym", base.name) if isinstance(base, Symbol) else None,
+               None if not address else type(addr))
+        pos = self.builder.cfg.position(insn)[1]
+        unrefined = self.builder.state(insn) if guard is not None else None
+        found = self.done.setdefault(key, [])
+        for a in reversed(found):
+            if self._same(a, pos, acc.state, view.anchor_state, unrefined, key):
+                if a.lanes is None or offset == a.offset:
+                    return a.lanes
+                return replace(a.lanes, start=a.lanes.start + (offset - a.offset))
+        lanes, reads = _compute(self.facts, acc, view, space, address, cells)
+        found.append(_Answer(pos, acc.state, view.anchor_state, unrefined, reads, offset,
+                             lanes))
+        return lanes
+
+    def _same(self, a: _Answer, pos: int, state, anchor_state, unrefined, key: tuple) -> bool:
+        for mine, theirs in ((state, a.state), (anchor_state, a.anchor_state),
+                             (unrefined, a.unrefined)):
+            if mine is theirs:
+                continue
+            if mine is None or theirs is None:
+                return False
+            mine, theirs = mine.regs, theirs.regs
+            if any(mine.get(k) != theirs.get(k) for k in a.reads):
+                return False
+        writes = self._writes(key)
+        return writes[pos] == writes[a.pos]
+
+    def _writes(self, key: tuple) -> list[int]:
+        """Per place in block `key[0]`, how many instructions before it write a register
+        an answer there may follow (`_slice`)."""
+        hit = self._counts.get(key)
+        if hit is None:
+            follows = self._slice(key)
+            hit = self._counts[key] = [0]
+            for insn in self.builder.cfg.blocks[key[0]].instructions:
+                hit.append(hit[-1] + any(k in follows for k in insn.def_keys))
+        return hit
+
+    def _slice(self, key: tuple) -> frozenset[str]:
+        """The registers an answer at block `key[0]` may follow: those the guards of
+        the branches deciding it, the access's guard and its address base are computed
+        from, through every definition, with the other members of their toggle groups."""
+        hit = self._slices.get(key)
+        if hit is None:
+            block, guard, base = key[0], key[5], key[6]
+            cfg, defs = self.builder.cfg, self.builder.defs
+            todo = [t.guard.register.key for d in _splitting(self.facts, block)[0]
+                    if (t := cfg.blocks[d].terminator) is not None and t.guard is not None]
+            todo += [guard[0]] if guard is not None else []
+            todo += [base[1]] if base is not None and base[0] == "reg" else []
+            groups = toggle_groups(self.builder)
+            seen = set(todo)
+            while todo:
+                k = todo.pop()
+                group = groups.get(k)
+                more = [u for d in defs.get(k, ()) for u in d.use_keys]
+                more += [m.key for m in group.members] if group is not None else []
+                for u in more:
+                    if u not in seen:
+                        seen.add(u)
+                        todo.append(u)
+            hit = self._slices[key] = frozenset(seen)
+        return hit
+
+
+@dataclass(frozen=True, eq=False)
+class _Answer:
+    pos: int  # the access's place in its block
+    state: object  # the states it was computed from
+    anchor_state: object
+    unrefined: object  # before the guard's refinement (guarded accesses only)
+    reads: tuple[str, ...]  # the registers whose values it read
+    offset: int  # the address's constant offset
+    lanes: BlockLanes | None
+
+
+def _compute(facts: Facts, acc: Access, view: Anchored, space: ThreadSpace, address: bool,
+             cells: int) -> tuple[BlockLanes | None, tuple[str, ...]]:
+    """`block_lanes`, and the registers whose values at the access it read."""
+    builder = view.b
     node, offset = None, 0
     if address:
         node, offset = view.address()
         if node.opaque or not _uniform_counts(builder, node):
-            return None
-    conds, exact = _conditions(facts, acc, view)
+            return None, ()
+    conds, exact, compared = _conditions(facts, acc, view)
     nodes = ([node] if node is not None else []) + [c.node for c in conds]
     leaves = {leaf.ident: leaf for n in nodes for leaf in n.leaves}
+    reads = tuple(compared) + tuple(leaf.value for leaf in leaves.values()
+                                    if isinstance(leaf.value, str))
     first = frozenset(x.ident for x in node.leaves) if node is not None else frozenset()
     values = grid({i: _leaf_si(leaf, acc) for i, leaf in leaves.items()},
                   max(1, cells // space.n), first)
@@ -94,13 +207,13 @@ def block_lanes(facts: Facts, acc: Access, address: bool = True,
         try:
             addr = ev.eval(node)
         except Unevaluable:
-            return None
+            return None, reads
         start = np.broadcast_to(signed(np.asarray(addr.conc, I64), node.bits) + offset,
                                 (rows, space.n))
         sym_gcd = modulus(addr.sym)
     mask, exact = _select(ev, conds, (rows, space.n), exact)
     return BlockLanes(space, mask, start, exact, sym_gcd, values,
-                      {i: _leaf_name(leaf) for i, leaf in leaves.items()})
+                      {i: _leaf_name(leaf) for i, leaf in leaves.items()}), reads
 
 
 def _select(ev: Evaluator, conds: list[_Condition], shape: tuple[int, int],
@@ -126,7 +239,7 @@ def splits_lanes(facts: Facts, acc: Access) -> bool:
     """Some condition may run the access in only part of the block: a guard that is not
     uniform, or a branch deciding the access's block that may send the threads of one
     warp, or of one block (`warp == 0`), different ways."""
-    return bool(_splitting(facts, acc)[1]) or _guard_splits(facts, acc)
+    return bool(_splitting(facts, acc.block)[1]) or _guard_splits(facts, acc)
 
 
 def _guard_splits(facts: Facts, acc: Access) -> bool:
@@ -135,12 +248,17 @@ def _guard_splits(facts: Facts, acc: Access) -> bool:
         guard.register.key, acc.insn))
 
 
-def _splitting(facts: Facts, acc: Access) -> tuple[list[int], list[int]]:
-    """The branches deciding the access's block, nearest first, and those of them that
-    may split a warp or a block."""
-    closure = control_closure(facts.cfg, acc.block)
-    varying = block_variance(facts).divergent
-    return closure, [d for d in closure if d in varying or facts.branch_is_divergent(d)]
+def _splitting(facts: Facts, block: int) -> tuple[list[int], list[int]]:
+    """The branches deciding `block`, nearest first, and those of them that may split a
+    warp or a block (once per block: every access of it asks)."""
+    memo = facts.derived("active_lanes.splitting", lambda _: {})
+    hit = memo.get(block)
+    if hit is None:
+        closure = control_closure(facts.cfg, block)
+        varying = block_variance(facts).divergent
+        hit = memo[block] = (closure, [d for d in closure
+                                       if d in varying or facts.branch_is_divergent(d)])
+    return hit
 
 
 # ---- conditions ---------------------------------------------------------------------------------
@@ -152,18 +270,25 @@ class _Condition:
     decisive: bool  # a lane-splitting predicate: must be evaluated exactly
 
 
-def _conditions(facts: Facts, acc: Access, view: Anchored) -> tuple[list[_Condition], bool]:
-    """What selects the threads at `acc` (see the module docstring), and whether the
-    lane-splitting ones are all there to be evaluated exactly."""
+def _conditions(facts: Facts, acc: Access, view: Anchored
+                ) -> tuple[list[_Condition], bool, list[str]]:
+    """What selects the threads at `acc` (see the module docstring), whether the
+    lane-splitting ones are all there to be evaluated exactly, and the registers whose
+    values at the access were read."""
     cfg, insn = facts.cfg, acc.insn
-    closure, splitting = _splitting(facts, acc)
+    closure, splitting = _splitting(facts, acc.block)
     branches = [cfg.blocks[d].terminator for d in closure[:NEAREST]]
     preds = [t.guard.register for t in branches if t is not None and t.guard is not None]
     if insn.guard is not None:
         preds.append(insn.guard.register)
     decisive, exact = _decisive(facts, acc, view, splitting)
     out: dict[str, _Condition] = {}
-    for reg, is_pred in compared_by(view.b.defs, preds + list(decisive.values())):
+    asked = preds + list(decisive.values())
+    memo = facts.derived("active_lanes.compared", lambda _: {})  # the same per block
+    compared = memo.get(key := tuple(r.key for r in asked))
+    if compared is None:
+        compared = memo[key] = compared_by(view.b.defs, asked)
+    for reg, is_pred in compared:
         v = acc.state.regs.get(reg.key)
         if v is None or v.region is not None or (
                 v.singleton() is None if is_pred else v.si.lo is None or v.si.hi is None):
@@ -174,7 +299,8 @@ def _conditions(facts: Facts, acc: Access, view: Anchored) -> tuple[list[_Condit
         # a predicate is one bit (`not.pred` nodes carry bits=1, `not.b32` its width)
         out[reg.key] = _Condition(node, v.si, 1 if node.op == "setp" else node.bits,
                                   reg.key in decisive)
-    return list(out.values()), exact and all(k in out for k in decisive)
+    return list(out.values()), exact and all(k in out for k in decisive), \
+        [reg.key for reg, _ in compared]
 
 
 def _decisive(facts: Facts, acc: Access, view: Anchored,

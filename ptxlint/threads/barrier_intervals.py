@@ -63,19 +63,26 @@ def _functions_with(module: Module, direct: Callable[[Instruction], bool]) -> fr
     return frozenset(found)
 
 
+CTA_BARRIERS = (CtaBarrier, BarrierCluster)
+WARP_BARRIERS = (BarWarpSync, *CTA_BARRIERS)
+
+
 def is_cta_barrier(insn: Instruction) -> bool:
-    return isinstance(insn, (CtaBarrier, BarrierCluster))
+    return isinstance(insn, CTA_BARRIERS)
 
 
 def is_warp_barrier(insn: Instruction) -> bool:
-    return isinstance(insn, BarWarpSync) or is_cta_barrier(insn)
+    return isinstance(insn, WARP_BARRIERS)
 
 
 def separator(module: Module, warp: bool) -> Callable[[Instruction], bool]:
     """The separator test for threads of different warps (`warp=False`) or of one warp."""
     direct = is_warp_barrier if warp else is_cta_barrier
     funcs = functions_with(module, direct)
-    return lambda insn: direct(insn) or _callee(insn) in funcs
+    barriers = WARP_BARRIERS if warp else CTA_BARRIERS
+    if not funcs:  # no call separates: one type test per instruction
+        return lambda insn: isinstance(insn, barriers)
+    return lambda insn: isinstance(insn, barriers) or _callee(insn) in funcs
 
 
 def control_closure(cfg, block: int) -> list[int]:
@@ -97,6 +104,7 @@ def control_closure(cfg, block: int) -> list[int]:
 
 
 def _bits(x: int):
+    """The indices of the set bits of `x`, lowest first."""
     while x:
         low = x & -x
         yield low.bit_length() - 1
@@ -106,11 +114,13 @@ def _bits(x: int):
 class Intervals:
     """Separator-free reachability over one CFG."""
 
-    def __init__(self, cfg: CFG, is_sep: Callable[[Instruction], bool]):
+    def __init__(self, cfg: CFG, is_sep: Callable[[Instruction], bool] | None):
+        """`is_sep` None: nothing separates (plain reachability)."""
         self.cfg = cfg
         self.seps = [[i for i, insn in enumerate(b.instructions) if is_sep(insn)]
-                     for b in cfg.blocks]
+                     for b in cfg.blocks] if is_sep is not None else [[] for _ in cfg.blocks]
         self.clean = [not s for s in self.seps]
+        self._concurrent: dict[tuple, tuple[list, list[int]]] = {}  # `concurrent`
 
     @cached_property
     def reach_end(self) -> list[int]:
@@ -147,9 +157,45 @@ class Intervals:
             return False
         return bool(self.reach_end[bx] >> by & 1) and self.no_separator(by, 0, j)
 
+    def reaching(self, sources: Sequence[Instruction],
+                 targets: Sequence[Instruction]) -> list[int]:
+        """Per target, the sources (bitset over `sources`) that `reaches` it: one pass over
+        the blocks the sources leave, rather than sources x targets questions."""
+        cfg = self.cfg
+        leaving: dict[int, int] = {}  # per block: the sources that leave it
+        inside: dict[int, list[tuple[int, int]]] = {}  # per block: (index, source)
+        for k, x in enumerate(sources):
+            b, i = cfg.position(x)
+            inside.setdefault(b, []).append((i, k))
+            if self.no_separator(b, i + 1, len(cfg.blocks[b].instructions)):
+                leaving[b] = leaving.get(b, 0) | 1 << k
+        into = [0] * len(cfg.blocks)  # per block: the sources that reach its start
+        for b, bits in leaving.items():
+            for s in _bits(self.reach_end[b]):
+                into[s] |= bits
+        out = []
+        for y in targets:
+            b, j = cfg.position(y)
+            acc = into[b] if self.no_separator(b, 0, j) else 0
+            for i, k in inside.get(b, ()):
+                if i < j and self.no_separator(b, i + 1, j):
+                    acc |= 1 << k
+            out.append(acc)
+        return out
+
     def concurrent(self, points: Sequence[Instruction], branches: Sequence[int]) -> list[int]:
         """Per point, the points (bitset over `points`) another thread may be at while one
-        is there (the module docstring); `branches`: the block-varying branches."""
+        is there (the module docstring); `branches`: the block-varying branches. Asked
+        again of the same points (one warp's intervals are often the CTA's), answered
+        from a memo."""
+        key = (tuple(map(id, points)), tuple(branches))
+        hit = self._concurrent.get(key)
+        if hit is None:
+            hit = self._concurrent[key] = (list(points), self._concurrent_of(points, branches))
+        return list(hit[1])
+
+    def _concurrent_of(self, points: Sequence[Instruction],
+                       branches: Sequence[int]) -> list[int]:
         cfg = self.cfg
         where = [cfg.position(p) for p in points]
         first, last = self._segments(where)
@@ -275,8 +321,12 @@ def intervals(facts, module: Module, between: str) -> Intervals:
     (`"any"`: plain reachability), made once per facts for every rule that asks."""
     def make(f) -> Intervals:
         if between == "any":
-            return Intervals(f.cfg, lambda insn: False)
-        return Intervals(f.cfg, separator(module, warp=between == "lanes"))
+            return Intervals(f.cfg, None)
+        made = Intervals(f.cfg, separator(module, warp=between == "lanes"))
+        if between == "lanes":  # no warp barrier of its own: the CTA's intervals (and memo)
+            cta = intervals(f, module, "warps")
+            return cta if cta.seps == made.seps else made
+        return made
     return facts.derived(f"intervals {between} {id(module)}", make)
 
 

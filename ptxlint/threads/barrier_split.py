@@ -143,6 +143,11 @@ def _certain_values(facts, node, at: Instruction) -> dict | None:
     return {ident: m.ravel()[:, None] for ident, m in zip(choices, mesh)}
 
 
+def _sites(facts, module: Module) -> tuple[list[tuple[Instruction, str]], _IdSet]:
+    sites = barrier_sites(facts, module)
+    return sites, _IdSet(i for i, kind in sites if kind != "warp")
+
+
 class BarrierSplits:
     """The barriers of one kernel's final facts and what may split them."""
 
@@ -151,8 +156,8 @@ class BarrierSplits:
         self.module = module
         self.cfg = facts.cfg
         self.variance: BlockVariance = block_variance(facts)
-        self.sites = barrier_sites(facts, module)
-        self.barriers = _IdSet(i for i, kind in self.sites if kind != "warp")
+        # one walk per kernel: several rules (and each grid or rows check) split barriers
+        self.sites, self.barriers = facts.derived("barrier_sites", lambda f: _sites(f, module))
         self.blocks: dict[int, str] = {}  # branch -> " of block 3" (the block a split shows)
 
     @cached_property

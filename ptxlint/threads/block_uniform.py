@@ -26,15 +26,17 @@ not (the callee may read `%tid`).
 """
 from __future__ import annotations
 
+from operator import attrgetter
 
 from ..cfg import is_brx
 from ..domains.lattice import Tri
 from ..domains.value import tri_of
 from ..ir.instruction import Instruction
 from ..ir.instructions.sync import CtaBarrier
-from ..ir.operands import Address, Symbol
+from ..ir.operands import Address, Symbol, is_special_register
 from ..ir.traits import Call, MemoryAccess
 from ..interp.divergence import SyncDependence
+from .instruction_list import instructions
 
 #: special registers whose value may differ between threads of one block
 VARYING_SPECIALS = ("%tid", "%laneid", "%warpid", "%lanemask", "%clock", "%globaltimer",
@@ -48,6 +50,7 @@ PER_THREAD_OPCODES = ("atom", "vote", "redux", "shfl", "match", "activemask", "e
 
 _UNIFORM, _VARYING, _DATA = "uniform", "varying", "data"
 _BY_CLASS: dict[type, str] = {}  # how an instruction class's result varies
+_NO_PLAN = (0, _DATA, 0, False)  # an instruction that writes no register
 
 
 def is_varying_special(name: str) -> bool:
@@ -67,7 +70,8 @@ class BlockVariance:
         self.index: dict[str, int] = {}  # register key -> bit
         self._masks: dict[str, int] = {}  # register key -> 1 << bit
         self.entry_sets: list[int | None] = [None] * len(self.cfg.blocks)
-        self._plans: dict[int, tuple] = {}
+        self._plans: dict[int, list[tuple]] = {}  # block -> per instruction (`_plans_of`)
+        self._writers: dict[int, list[tuple]] = {}  # block -> the plans that write
         self._branch_bits: dict[int, int] = {}  # branch -> what its region defines
         self._per_block: dict[int, list[int]] = {}
         self._solve()
@@ -86,13 +90,13 @@ class BlockVariance:
     # ---- the fixpoint ------------------------------------------------------------------------
     def _initial(self) -> int:
         entry = self.facts.in_states[self.cfg.entry]
+        read = set().union(*map(attrgetter("use_keys"), instructions(self.facts)))
         out = set()
-        for insn in self.facts.function.instructions:
-            for reg in insn.uses:
-                if reg.name.startswith(VARYING_SPECIALS) and reg.is_special:
-                    v = entry.regs.get(reg.key) if entry is not None else None
-                    if v is None or v.singleton() is None:
-                        out.add(reg.key)
+        for key in read:  # a special register's key is its name
+            if key.startswith(VARYING_SPECIALS) and is_special_register(key):
+                v = entry.regs.get(key) if entry is not None else None
+                if v is None or v.singleton() is None:
+                    out.add(key)
         return self.bits(out)
 
     def _tainted(self, b: int) -> int:
@@ -124,8 +128,14 @@ class BlockVariance:
             if b in self.sync.at_merge:
                 varying |= self._tainted(b)
             self.entry_sets[b] = varying
-            for insn in cfg.blocks[b].instructions:
-                varying = self.transfer(insn, varying)
+            writers = self._writers.get(b)
+            if writers is None:
+                writers = self._writers[b] = [p for p in self._plans_of(b) if p[0]]
+            for defs, mode, uses, guarded in writers:  # `transfer`, inlined
+                if mode is _VARYING or mode is _DATA and varying & uses:
+                    varying |= defs
+                elif not guarded:
+                    varying &= ~defs
             if b not in self.divergent and self._branch_varies(b, varying):
                 self.divergent.add(b)
                 todo.update(self.sync.merges_of(b))
@@ -137,34 +147,55 @@ class BlockVariance:
 
     def transfer(self, insn: Instruction, varying: int) -> int:
         """`varying` (bits) after `insn`."""
-        plan = self._plans.get(id(insn))
-        if plan is None:
-            plan = self._plans[id(insn)] = self._plan(insn)
-        defs, mode, uses, guarded = plan
+        defs, mode, uses, guarded = self._plan_of(insn)
         if not defs:
             return varying
         if mode is _VARYING or mode is _DATA and varying & uses:
             return varying | defs
         return varying if guarded else varying & ~defs
 
-    def _plan(self, insn: Instruction) -> tuple:
-        """(bits defined, how the result varies, bits used, guarded)."""
-        keys = insn.def_keys
-        if not keys:
-            return 0, _DATA, 0, False
-        defs = self.bits(keys)
-        # what the interpreter's memo keys on: the registers read, and those written
-        # (a partial write keeps the rest of the register)
-        uses = self.bits(keys + insn.use_keys)
-        cls = insn.__class__
-        mode = _BY_CLASS.get(cls)
-        if mode is None:
-            mode = _BY_CLASS[cls] = _UNIFORM if issubclass(cls, CtaBarrier) else \
-                _VARYING if cls.is_unmodelled or issubclass(cls, Call) \
-                or insn.opcode.startswith(PER_THREAD_OPCODES) else _DATA
-        if mode is _DATA and isinstance(insn, MemoryAccess) and self._per_thread_memory(insn):
-            mode = _VARYING
-        return defs, mode, uses, insn.guard is not None
+    def _plan_of(self, insn: Instruction) -> tuple:
+        b, i = self.cfg.position(insn)
+        return self._plans_of(b)[i]
+
+    def _plans_of(self, b: int) -> list[tuple]:
+        """Per instruction of block b, (bits defined, how the result varies, bits used,
+        guarded); made for the whole block at once (every instruction of a reached block
+        is planned, most once)."""
+        plans = self._plans.get(b)
+        if plans is not None:
+            return plans
+        plans = self._plans[b] = []
+        masks, index = self._masks, self.index
+        for insn in self.cfg.blocks[b].instructions:
+            keys, used = insn.register_keys()
+            if not keys:
+                plans.append(_NO_PLAN)
+                continue
+            # what the interpreter's memo keys on: the registers read, and those
+            # written (a partial write keeps the rest of the register)
+            defs = uses = 0
+            for k in keys:
+                m = masks.get(k)
+                if m is None:  # `bits`, inlined
+                    m = masks[k] = 1 << index.setdefault(k, len(index))
+                defs |= m
+            for k in used:
+                m = masks.get(k)
+                if m is None:
+                    m = masks[k] = 1 << index.setdefault(k, len(index))
+                uses |= m
+            cls = insn.__class__
+            mode = _BY_CLASS.get(cls)
+            if mode is None:
+                mode = _BY_CLASS[cls] = _UNIFORM if issubclass(cls, CtaBarrier) else \
+                    _VARYING if cls.is_unmodelled or issubclass(cls, Call) \
+                    or insn.opcode.startswith(PER_THREAD_OPCODES) else _DATA
+            if mode is _DATA and isinstance(insn, MemoryAccess) \
+                    and self._per_thread_memory(insn):
+                mode = _VARYING
+            plans.append((defs, mode, defs | uses, insn.guard is not None))
+        return plans
 
     def _per_thread_memory(self, insn: MemoryAccess) -> bool:
         if insn.access_kind == "atomic" or "local" in insn.mods:
@@ -216,9 +247,14 @@ class BlockVariance:
         if varying is None:
             return []
         out = []
-        for insn in self.cfg.blocks[b].instructions:
+        for defs, mode, uses, guarded in self._plans_of(b):  # `transfer`, inlined
             out.append(varying)
-            varying = self.transfer(insn, varying)
+            if not defs:
+                continue
+            if mode is _VARYING or mode is _DATA and varying & uses:
+                varying |= defs
+            elif not guarded:
+                varying &= ~defs
         return out
 
     def varies_after(self, insn: Instruction, key: str) -> bool:

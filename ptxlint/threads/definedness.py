@@ -96,15 +96,16 @@ class Definedness:
         self.deadline = deadline
         self.index: dict[str, int] = {}
         self.flows: dict[int, Flow] = flows_of(fn)
+        index = self.index  # numbered as met: reads, writes, sources, arms, guard, predicate
         for b in cfg.blocks:
             for insn in b.instructions:
                 f = self.flows[id(insn)]
-                for k in (*f.reads, *f.writes, *(k for s in f.sources for k in s),
-                          *(k for a in f.arms for k in a)):
-                    self._idx(k)
-                for k in (f.guard_key, f.pred[0] if f.pred else None):
-                    if k is not None:
-                        self._idx(k)
+                guard = (f.guard[0],) if f.guard is not None else ()
+                pred = (f.pred[0],) if f.pred is not None else ()
+                for keys in (f.reads, f.writes, *f.sources, *f.arms, guard, pred):
+                    for k in keys:
+                        if k not in index:
+                            index[k] = len(index)
         entry = 0
         for name in defined_at_entry(fn):
             for k, i in self.index.items():
@@ -163,11 +164,19 @@ class Definedness:
     # ---- the fixpoint ----------------------------------------------------------------------------
     @cached_property
     def entry_states(self) -> dict[int, RegState]:
+        return self._fixpoint[0]
+
+    @cached_property
+    def _fixpoint(self) -> tuple[dict[int, RegState], dict[int, RegState], dict[int, list]]:
+        """(state at each block's start, at its end, the undefined uses in it). A block's
+        last visit starts from its final state, so what that visit found is final: the
+        uses need no second pass over the kernel."""
         cfg = self.cfg
         order = [b for b in cfg.rpo() if self.reachable(b)]
         rank = {b: i for i, b in enumerate(order)}
         ins: dict[int, RegState] = {}
         outs: dict[int, RegState] = {}
+        uses: dict[int, list] = {}
         start = RegState(self.entry_mask, self.entry_mask)
         todo = set(order[:1])
         while todo:
@@ -180,11 +189,13 @@ class Definedness:
                 continue
             ins[b] = state
             out = state.copy()
+            found: list = []
             for insn in cfg.blocks[b].instructions:
-                self.step(insn, out)
+                self.step(insn, out, found)
             outs[b] = out
+            uses[b] = found
             todo.update(s for s in cfg.blocks[b].succs if s in rank)
-        return ins
+        return ins, outs, uses
 
     def _edge(self, b: int, s: int, out: RegState) -> RegState:
         """`out` on the edge b -> s: a guarded branch's predicate is known on each."""
@@ -203,9 +214,11 @@ class Definedness:
         return st
 
     def _join(self, b: int, outs: dict[int, RegState]) -> RegState:
-        paths = [self._edge(p, b, outs[p]) for p in self.cfg.blocks[b].preds if p in outs]
-        if len(paths) == 1:
-            return paths[0].copy()
+        preds = [p for p in self.cfg.blocks[b].preds if p in outs]
+        if len(preds) == 1:
+            one = self._edge(preds[0], b, outs[preds[0]])
+            return one.copy() if one is outs[preds[0]] else one  # `_edge` copies to learn
+        paths = [self._edge(p, b, outs[p]) for p in preds]
         must, may, known = -1, 0, None
         for p in paths:
             must &= p.must
@@ -214,15 +227,15 @@ class Definedness:
         out = RegState(must, may, {}, known or frozenset())
         vacuous = [self._vacuous(p.known) for p in paths]
         lits = set().union(*(p.cond for p in paths), *vacuous)
-        every = (1 << len(self.index)) - 1
+        fresh = (1 << len(self.index)) - 1 & ~must  # what a literal may add
+        sides = [(p.must, p.cond, vac) for p, vac in zip(paths, vacuous)]
         for lit in lits:
-            bits = every
-            for p, vac in zip(paths, vacuous):
+            bits = fresh
+            for p_must, p_cond, vac in sides:
                 if lit not in vac:
-                    bits &= p.must | p.cond.get(lit, 0)
-                    if not bits & ~must:
+                    bits &= p_must | p_cond.get(lit, 0)
+                    if not bits:
                         break
-            bits &= ~must
             if bits:
                 out.cond[lit] = bits
         return out
@@ -236,8 +249,8 @@ class Definedness:
 
     # ---- one instruction -------------------------------------------------------------------------
     def step(self, insn: Instruction, st: RegState, uses: list | None = None) -> None:
-        """Apply `insn` to `st`; with `uses`, append (register index, under, never) for
-        each use of a register that may be undefined there."""
+        """Apply `insn` to `st`; with `uses`, append (instruction, register index, never)
+        for each use of a register that may be undefined there."""
         f = self.flows[id(insn)]
         idx = self.index
         if f.kind == "copy":
@@ -245,7 +258,7 @@ class Definedness:
                 self._assign(st, idx[w], [idx[s] for s in srcs])
         elif f.kind == "select":
             p = idx[f.pred[0]]  # type: ignore[index]
-            self._use(st, p, st.known, uses)
+            self._use(st, p, st.known, uses, insn)
             lit = self.conds.lit(p, not f.pred[1])  # type: ignore[index]
             a, b = ([idx[k] for k in arm] for arm in f.arms)
             for w in f.writes:
@@ -254,13 +267,13 @@ class Definedness:
             guard = None
             if f.guard is not None:
                 g = idx[f.guard[0]]
-                self._use(st, g, st.known, uses)
+                self._use(st, g, st.known, uses, insn)
                 guard = self.conds.lit(g, not f.guard[1])
                 if (guard[0], not guard[1]) in st.known:
                     return  # the guard is false on this path: nothing runs
             under = st.known | {guard} if guard is not None else st.known
             for k in f.reads:
-                self._use(st, idx[k], under, uses)
+                self._use(st, idx[k], under, uses, insn)
             for k in f.writes:
                 self._write(st, idx[k], guard)
         deps = self.conds.deps
@@ -268,11 +281,12 @@ class Definedness:
             for c in deps.get(idx[k], ()):
                 _forget(st, c)
 
-    def _use(self, st: RegState, r: int, under, uses) -> None:
+    @staticmethod
+    def _use(st: RegState, r: int, under, uses, insn: Instruction) -> None:
         if st.defined(r, under):
             return
         if uses is not None:
-            uses.append((r, under, not st.may >> r & 1))
+            uses.append((insn, r, not st.may >> r & 1))
         st.must |= 1 << r  # reported once per path
         st.may |= 1 << r
 
@@ -345,27 +359,12 @@ class Definedness:
         return path[::-1]
 
     def _outs(self) -> dict[int, RegState]:
-        outs = {}
-        for b, state in self.entry_states.items():
-            st = state.copy()
-            for insn in self.cfg.blocks[b].instructions:
-                self.step(insn, st)
-            outs[b] = st
-        return outs
+        return self._fixpoint[1]
 
     def undefined_uses(self) -> list[UndefinedUse]:
-        out = []
-        ins = self.entry_states
-        for b, state in ins.items():
-            st = state.copy()
-            for insn in self.cfg.blocks[b].instructions:
-                if self.deadline is not None:
-                    self.deadline.tick()
-                uses: list = []
-                self.step(insn, st, uses)
-                for r, _under, never in uses:
-                    out.append(UndefinedUse(insn, self.names[r], never, False))
-        return out
+        names = self.names
+        return [UndefinedUse(insn, names[r], never, False)
+                for found in self._fixpoint[2].values() for insn, r, never in found]
 
 
 def _set(st: RegState, w: int, must: bool, may: bool, cond: dict[Lit, bool]) -> None:

@@ -61,34 +61,56 @@ def spans_meet(ea, wa: int, eb, wb: int) -> bool:
         int(eb.start.min()) < int(ea.start.max()) + wa
 
 
-def blocks_meet(ba, ea, wa: int, bb, eb, wb: int) -> bool:
+def group_spans(keys: np.ndarray, e, w: int):
+    """One access's span of bytes per group (`keys`: a group per entry of `e`), as
+    (group, lo, hi) sorted by group: made once per access, and merged per pair
+    (`_merged`) rather than grouping both accesses' entries again."""
+    if not keys.size:
+        return keys, e.start, e.start
+    return _group_spans(keys, e.start, e.start + w)
+
+
+def warp_groups(blocks: np.ndarray, e) -> np.ndarray:
+    """Per entry, its block's warp (`blocks_meet`)."""
+    return blocks * np.int64(64) + e.thread // 32
+
+
+def thread_groups(blocks: np.ndarray, e) -> np.ndarray:
+    """Per entry, its block's thread (`threads_meet`)."""
+    return blocks * np.int64(1 << 11) + e.thread
+
+
+def _merged(a, b):
+    """(group, lo, hi) of two accesses together, from each one's `group_spans`."""
+    if a[0].size == b[0].size and (a[0] == b[0]).all():  # the same groups: no sort
+        return a[0], np.minimum(a[1], b[1]), np.maximum(a[2], b[2])
+    return _group_spans(*(np.concatenate([x, y]) for x, y in zip(a, b)))
+
+
+def blocks_meet(a, b) -> bool:
     """Bytes of two different blocks (over both accesses) may overlap: the spans of each
     block's warps, in address order, overlap somewhere (a transpose's blocks interleave,
-    their warps' rows do not). `ba`, `bb`: each entry's block number."""
-    if not ea.start.size or not eb.start.size:
+    their warps' rows do not). `a`, `b`: each access's `group_spans` by `warp_groups`."""
+    if not a[0].size or not b[0].size:
         return False
-    groups = np.concatenate([ba * np.int64(64) + ea.thread // 32,
-                             bb * np.int64(64) + eb.thread // 32])
-    _, lo, hi = _group_spans(groups, np.concatenate([ea.start, eb.start]),
-                             np.concatenate([ea.start + wa, eb.start + wb]))
+    _, lo, hi = _merged(a, b)
     order = np.argsort(lo, kind="stable")
     lo, hi = lo[order], np.maximum.accumulate(hi[order])
     return bool((hi[:-1] > lo[1:]).any())
 
 
-def threads_meet(ba, ea, wa: int, bb, eb, wb: int) -> bool:
-    """In some block, two threads' spans of bytes (over both accesses) overlap."""
-    if not ea.start.size or not eb.start.size:
+def threads_meet(a, b) -> bool:
+    """In some block, two threads' spans of bytes (over both accesses) overlap. `a`,
+    `b`: each access's `group_spans` by `thread_groups`."""
+    if not a[0].size or not b[0].size:
         return False
-    blocks = np.concatenate([ba, bb])
-    threads = np.concatenate([ea.thread, eb.thread])
-    key, lo, hi = _group_spans(blocks * np.int64(1 << 11) + threads,
-                               np.concatenate([ea.start, eb.start]),
-                               np.concatenate([ea.start + wa, eb.start + wb]))
+    key, lo, hi = _merged(a, b)
     blk = key >> 11
-    order = np.lexsort((lo, blk))
-    blk, lo, hi = blk[order], lo[order], hi[order]
     same = blk[1:] == blk[:-1]
+    if (same & (lo[1:] < lo[:-1])).any():  # in some block, thread order is not address order
+        order = np.lexsort((lo, blk))
+        blk, lo, hi = blk[order], lo[order], hi[order]
+        same = blk[1:] == blk[:-1]
     return bool((same & (_segment_cummax(hi, blk)[:-1] > lo[1:])).any())
 
 
@@ -129,9 +151,12 @@ def mismatched(key_a: np.ndarray, val_a: np.ndarray, key_b: np.ndarray,
                val_b: np.ndarray) -> np.ndarray:
     """The indices p with some q such that key_a[p] == key_b[q] and val_a[p] != val_b[q]
     (the same byte in another thread: one sort of `b`, its value range per key)."""
+    if not key_b.size:
+        return np.flatnonzero(np.zeros(key_a.size, bool))
     order = np.argsort(key_b, kind="stable")
     sk, sv = key_b[order], val_b[order]
-    uniq, first = np.unique(sk, return_index=True)
+    first = np.flatnonzero(np.concatenate([[True], sk[1:] != sk[:-1]]))  # sorted: no `unique`
+    uniq = sk[first]
     lo, hi = np.minimum.reduceat(sv, first), np.maximum.reduceat(sv, first)
     pos = np.minimum(np.searchsorted(uniq, key_a), len(uniq) - 1)
     return np.flatnonzero((uniq[pos] == key_a) & ((lo[pos] != val_a) | (hi[pos] != val_a)))
@@ -149,4 +174,4 @@ def differ(key_a: np.ndarray, val_a: np.ndarray, key_b: np.ndarray,
 
 
 __all__ = ["mismatched", "unit", "same_starts", "fill", "linear", "spans_meet", "blocks_meet",
-           "threads_meet", "group_keys", "differ"]
+           "threads_meet", "group_keys", "differ", "group_spans", "warp_groups", "thread_groups"]

@@ -24,6 +24,7 @@ pattern (write, fence, atomic counter, the last block reads everyone's result).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -36,8 +37,9 @@ from .barrier_intervals import control_closure, intervals
 from ..interp.facts import Access, Facts
 from .races import RaceFinder
 from .thread_eval import Unevaluable
-from .global_bytes import (blocks_meet, differ, fill, group_keys, linear, same_starts,
-                           spans_meet, threads_meet, unit)
+from .global_bytes import (blocks_meet, differ, fill, group_keys, group_spans, linear,
+                           same_starts, spans_meet, thread_groups, threads_meet, unit,
+                           warp_groups)
 from .thread_pairs import enumerable, symbol_gap
 from .value_sources import ValueSources
 
@@ -92,14 +94,18 @@ class GlobalRaceFinder:
         self.unchecked: set[int] = set()
         self.reach = intervals(facts, module, "any")
         self._fences = [i for b in facts.cfg.blocks for i in b.instructions if _gpu_fence(i)]
-        # the kernel tells blocks apart somewhere (`%ctaid`, `%nctaid`): it is meant for a
-        # grid of several blocks
-        self.block_aware = any(r.is_special and r.name.startswith(("%ctaid", "%nctaid"))
-                               for b in facts.cfg.blocks for i in b.instructions
-                               for r in i.uses)
         self._sources: ValueSources | None = None
         self._block_ids: dict[int, np.ndarray] = {}
+        self._group_spans: dict[tuple, tuple] = {}  # `_spans`
+        self._unit_memo: dict[tuple, tuple] = {}  # `_units`
         self._decided_memo: dict[int, bool] = {}
+
+    @cached_property
+    def block_aware(self) -> bool:
+        """The kernel tells blocks apart somewhere (`%ctaid`, `%nctaid`): it is meant for a
+        grid of several blocks (asked only of a finding that needs it)."""
+        return any(r.is_special and r.name.startswith(("%ctaid", "%nctaid"))
+                   for b in self.facts.cfg.blocks for i in b.instructions for r in i.uses)
 
     # ---- pairs -------------------------------------------------------------------------------
     def races(self) -> list[GlobalRace]:
@@ -116,12 +122,16 @@ class GlobalRaceFinder:
                 usable[k] = self._usable(k)
             return usable[k]
 
+        by_obj: dict[str | None, list[int]] = {}
+        for k, x in enumerate(info):
+            by_obj.setdefault(x[1], []).append(k)
         pairs = []
         for i, (w1, obj, st1, lo1, hi1, wd1) in enumerate(info):
             if not w1:
                 continue
-            for j, (w2, obj2, st2, lo2, hi2, wd2) in enumerate(info):
-                if j < i and w2 or obj != obj2 or st1 and st2:
+            for j in by_obj[obj]:
+                w2, _, st2, lo2, hi2, wd2 = info[j]
+                if j < i and w2 or st1 and st2:
                     continue
                 if None not in (lo1, hi1, lo2, hi2) and not (lo1 < hi2 + wd2 and
                                                              lo2 < hi1 + wd1):
@@ -221,9 +231,10 @@ class GlobalRaceFinder:
         free = sorted(self._free(ea) | self._free(eb))
         if not gap:  # cheap tests on each block's and each thread's span of bytes
             wa, wb = self.accs[i].width, self.accs[j].width
-            across = across and (spans_meet(ea, wa, eb, wb) if free else
-                                 blocks_meet(self._blocks(ea), ea, wa, self._blocks(eb), eb, wb))
-            within = within and threads_meet(self._blocks(ea), ea, wa, self._blocks(eb), eb, wb)
+            across = across and (spans_meet(ea, wa, eb, wb) if free else blocks_meet(
+                self._spans(ea, wa, warp_groups), self._spans(eb, wb, warp_groups)))
+            within = within and threads_meet(self._spans(ea, wa, thread_groups),
+                                             self._spans(eb, wb, thread_groups))
         if not (across or within):
             return None
         deps = self._value_deps(i, j)
@@ -288,7 +299,15 @@ class GlobalRaceFinder:
 
     def _units(self, e, w: int, shared: frozenset, gap: int, u: int):
         """Per unit of `u` bytes an entry covers: (unit, thread, block coordinates, -1
-        where free), and a key of its row's values of the grid-uniform leaves."""
+        where free), and a key of its row's values of the grid-uniform leaves; made once
+        per access and question (an access meets several others)."""
+        key = (id(e), w, shared, gap, u)
+        hit = self._unit_memo.get(key)
+        if hit is None:
+            hit = self._unit_memo[key] = self._units_of(e, w, shared, gap, u)
+        return hit
+
+    def _units_of(self, e, w: int, shared: frozenset, gap: int, u: int):
         n = w // u
         if e.row.size * n > MAX_ENTRIES:
             raise Unevaluable("too many bytes")
@@ -323,6 +342,14 @@ class GlobalRaceFinder:
                 elif pinned is not None:
                     blk[:, d] = pinned
             hit = self._block_ids[id(e)] = linear(blk)
+        return hit
+
+    def _spans(self, e, w: int, groups) -> tuple:
+        """`group_spans` of an access by `groups` (its warps or threads), once per access."""
+        key = (id(e), w, groups)
+        hit = self._group_spans.get(key)
+        if hit is None:
+            hit = self._group_spans[key] = group_spans(groups(self._blocks(e), e), e, w)
         return hit
 
     def _pinned(self, name: str) -> int | None:

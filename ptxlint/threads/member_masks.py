@@ -45,10 +45,13 @@ from .thread_exprs import expr_builder
 FULL = 0xFFFFFFFF
 DEPTH = 8  # definitions followed through and/or/xor/not/mov to a ballot or activemask
 _BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+_SYNC = (ShflSync, BarWarpSync, ElectSync, VoteSync, MatchSync, ReduxSync, Vote)
 
 
 def member_mask(insn: Instruction) -> Operand | None:
     """The member-mask operand of a warp-synchronous instruction (None: not one)."""
+    if not isinstance(insn, _SYNC):  # most instructions: one test
+        return None
     if isinstance(insn, ShflSync):
         return insn.membermask
     if isinstance(insn, BarWarpSync):
@@ -110,7 +113,7 @@ class MemberMasks:
 
     def _compute_runs(self, insn: Instruction) -> Runs | None:
         facts = self.facts
-        state = facts.state_before(insn)
+        state = self.builder.state(insn)
         if state is None:
             return None
         refined, guard, uniform = state.copy(), Tri.TRUE, True
@@ -148,7 +151,7 @@ class MemberMasks:
             return None if op.is_float else np.full(n, int(op.value) & FULL, np.int64)
         if not isinstance(op, Register):
             return None
-        state = self.facts.state_before(at)
+        state = self.builder.state(at)
         v = state[op.key].singleton() if state is not None and not op.is_special else None
         if v is not None:
             return np.full(n, v & FULL, np.int64)
@@ -195,7 +198,7 @@ class MemberMasks:
             return np.full(self.space.n, bool(int(reg.value)) != negated)
         if not isinstance(reg, Register):
             return None
-        state = self.facts.state_before(at)
+        state = self.builder.state(at)
         v = state[reg.key].singleton() if state is not None else None
         if v is not None:
             return np.full(self.space.n, bool(v) != negated)
@@ -237,7 +240,7 @@ class MemberMasks:
         b = cfg.block_of(insn)
         out = Elsewhere(np.zeros(self.space.n, bool))
         if insn.guard is not None:
-            state = facts.state_before(insn)
+            state = self.builder.state(insn)
             if state is not None and not state[insn.guard.register.key].is_uniform:
                 # the lanes the guard turns away go on after it: running elsewhere
                 runs, here = self.runs(insn), self._reaches_block(b)

@@ -56,6 +56,7 @@ class Conditions:
         self.alias: dict[int, tuple[int, bool]] = {}  # predicate -> (condition, negated)
         self.deps: dict[int, list[int]] = {}
         self.defs: dict[str, list[Instruction]] = {}
+        self._linears: dict[tuple[str, int], tuple] = {}  # (key, depth) -> `_linear`
         for insn in insns:
             for reg in insn.defs:
                 self.defs.setdefault(flow_key(reg), []).append(insn)
@@ -123,6 +124,13 @@ class Conditions:
         if op.is_special:
             return (((("special", op.name), 1),), 0)
         key = flow_key(op)
+        hit = self._linears.get((key, depth))
+        if hit is None:  # CUB's comparisons share their operands' definitions
+            hit = self._linears[(key, depth)] = self._linear_of(key, depth)
+        return hit
+
+    def _linear_of(self, key: str, depth: int) -> tuple:
+        """`_linear` of register `key` (not special)."""
         leaf = (((key, 1),), 0)
         ds = self.defs.get(key, [])
         if len(ds) != 1 or depth >= MAX_DEPTH or ds[0].guard is not None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..ir.instruction import Instruction
 from ..ir.module import Module
 from ..ir.operands import Register
-from .barrier_intervals import control_closure, intervals
+from .barrier_intervals import _bits, control_closure, intervals
 from .block_uniform import block_variance
 from ..interp.facts import Access, Facts
 from .thread_eval import ThreadSpace, Unevaluable, pure_values
@@ -74,8 +74,9 @@ class RaceFinder:
         self._sides: dict[int, Side | None] = {}
         self._evals: dict[int, Evaluated | None] = {}
         self._unstable: dict[tuple, list[int]] = {}
-        self._deciding_blocks: dict[int, list[tuple[Register, bool]]] = {}
-        self._bases: dict[tuple, Evaluated | None] = {}
+        self._based: dict[int, tuple[Evaluated | None, int]] = {}  # access: base, offset
+        self._meets: dict[tuple, bool] = {}  # `_hulls_meet`
+        self._memo = facts.derived("race accesses", _PerAccess)
         self.unchecked: set[int] = set()
         self.grouped: dict[tuple, list[Race]] = {}  # `races`: every race per statement
         # the reason the unchecked accesses are not checked (for the note)
@@ -128,21 +129,25 @@ class RaceFinder:
         info = [(is_write(a), is_atomic(a), _strong(a), object_of(a), a.address.si.lo,
                  a.address.si.hi, a.width) for a in self.accs]
         by_obj: dict[str | None, int] = {}
+        writes = atomics = strong = 0  # bitsets
         for k, x in enumerate(info):
             by_obj[x[3]] = by_obj.get(x[3], 0) | 1 << k
+            writes |= x[0] << k
+            atomics |= x[1] << k
+            strong |= x[2] << k
         tick = self.facts.deadline.tick
         for i, (w1, at1, st1, obj, lo1, hi1, wd1) in enumerate(info):
             if not w1 or obj is None:
                 continue
-            cand = cta[i] & by_obj[obj]
+            # a write before i was paired with i already; two atomics, two strong never race
+            cand = cta[i] & by_obj[obj] & ~(writes & ((1 << i) - 1))
+            cand &= ~(atomics if at1 else 0) & ~(strong if st1 else 0)
             while cand:
                 tick()
                 low = cand & -cand
                 j = low.bit_length() - 1
                 cand ^= low
-                w2, at2, st2, _, lo2, hi2, wd2 = info[j]
-                if w2 and j < i or at1 and at2 or st1 and st2:
-                    continue
+                _, _, _, _, lo2, hi2, wd2 = info[j]
                 if None not in (lo1, hi1, lo2, hi2) and not (lo1 < hi2 + wd2 and lo2 < hi1 + wd1):
                     continue  # the offsets the facts allow never meet
                 yield i, j, bool(warp[i] >> j & 1)
@@ -155,13 +160,13 @@ class RaceFinder:
 
     # ---- one pair ----------------------------------------------------------------------------
     def decide(self, i: int, j: int, same_warp: bool) -> Race | None:
-        ea, eb = self.evaluated(i), self.evaluated(j)
-        if ea is None or eb is None:
+        if self._base(i)[0] is None or self._base(j)[0] is None:
             self.unchecked.update((i, j))
             return None
-        if not hulls_meet(self.space, ea, eb, same_warp):
+        if not self._hulls_meet(i, j, same_warp):
             return None
-        a, b = self._sides[i], self._sides[j]
+        ea, eb = self.evaluated(i), self.evaluated(j)
+        a, b = self.side(i), self.side(j)
         shared = self._shared(i, j)
         try:  # threads of two warps first: then only a CTA barrier is the fix
             hit = first_overlap(self.space, ea, a.width, eb, b.width, False, shared)
@@ -179,10 +184,20 @@ class RaceFinder:
             and self._ordered(i, j) and self._all_run(i) and self._all_run(j)
         return Race(i, j, hit, same_warp, sure)
 
+    def _hulls_meet(self, i: int, j: int, same_warp: bool) -> bool:
+        """`hulls_meet` once per pair of evaluations and distance between their offsets
+        (an unrolled loop's copies ask the same question many times)."""
+        (ba, oa), (bb, ob) = self._base(i), self._base(j)
+        key = (id(ba), id(bb), oa - ob, same_warp)
+        hit = self._meets.get(key)
+        if hit is None:
+            hit = self._meets[key] = hulls_meet(self.space, ba, bb, same_warp, oa - ob)
+        return hit
+
     def _shared(self, i: int, j: int) -> frozenset:
         """The leaves both accesses read with one value for both threads."""
-        ids_a = {leaf.ident for leaf in self._sides[i].leaves}
-        ids_b = {leaf.ident for leaf in self._sides[j].leaves}
+        ids_a = {leaf.ident for leaf in self.side(i).leaves}
+        ids_b = {leaf.ident for leaf in self.side(j).leaves}
         return frozenset(x for x in ids_a & ids_b if self._stable(x, i, j))
 
     def smallest_block(self, r: Race) -> int:
@@ -191,7 +206,7 @@ class RaceFinder:
         value of the launch's other unknowns (`%ntid.x` among them) stays allowed, so
         no smaller block of the row races."""
         ea, eb = self.evaluated(r.i), self.evaluated(r.j)
-        wa, wb = self._sides[r.i].width, self._sides[r.j].width
+        wa, wb = self.side(r.i).width, self.side(r.j).width
         shared = self._shared(r.i, r.j)
 
         def races_within(n: int) -> bool:
@@ -212,43 +227,66 @@ class RaceFinder:
 
     def evaluated(self, k: int) -> Evaluated | None:
         """Access k for every thread; accesses that differ only in the constant offset
-        (an unrolled loop's `[%r4]`, `[%r4+128]`...) share the evaluation."""
+        (an unrolled loop's `[%r4]`, `[%r4+128]`...) share the evaluation (`_base`)."""
         if k not in self._evals:
-            side = self.side(k)
-            if side is None:
-                self._evals[k] = None
-                return None
-            key = (id(side.address), side.width,
-                   tuple((n.skey, si, bits) for n, si, bits in side.constraints),
-                   tuple(sorted(side.sis.items(), key=str)), tuple(map(id, side.words)))
-            if key not in self._bases:
-                try:
-                    self._bases[key] = evaluate(self.space, side)
-                except Unevaluable:
-                    self._bases[key] = None
-            base = self._bases[key]
-            self._evals[k] = None if base is None else shifted(base, side.offset)
+            acc = self.accs[k]
+            hit = self._memo.evals.get(id(acc))
+            if hit is None:
+                base, offset = self._base(k)
+                hit = self._memo.evals[id(acc)] = \
+                    (acc, None if base is None else shifted(base, offset))
+            self._evals[k] = hit[1]
         return self._evals[k]
+
+    def _base(self, k: int) -> tuple[Evaluated | None, int]:
+        """Access k for every thread as (the evaluation of its address without the
+        constant offset, the offset): `evaluated` shifts it only when asked."""
+        if k not in self._based:
+            acc = self.accs[k]
+            hit = self._memo.based.get(id(acc))
+            if hit is None:
+                hit = self._memo.based[id(acc)] = (acc, self._evaluate(k))
+            self._based[k] = hit[1]
+        return self._based[k]
+
+    def _evaluate(self, k: int) -> tuple[Evaluated | None, int]:
+        side = self.side(k)
+        if side is None:
+            return None, 0
+        key = (id(side.address), side.width,
+               tuple((n.skey, si, bits) for n, si, bits in side.constraints),
+               tuple(sorted(side.sis.items(), key=str)), tuple(map(id, side.words)))
+        bases = self._memo.bases
+        if key not in bases:
+            try:
+                bases[key] = evaluate(self.space, side)
+            except Unevaluable:
+                bases[key] = None
+        return bases[key], side.offset
 
     def side(self, k: int) -> Side | None:
         if k not in self._sides:
             acc = self.accs[k]
-            view = self.builder.at(acc.insn, acc.state)
-            addr, offset = view.address()
-            if addr.opaque:
-                self._sides[k] = None
-            else:
-                constraints, words = self._constraints(acc, view)
-                side = Side(addr, acc.width, object_of(acc), constraints, offset=offset,
-                            words=words)
-                for leaf in side.leaves:
-                    resolve = leaf.op == "leaf" and leaf.si is None and not leaf.pinned \
-                        and leaf.ident[0] == "reg"
-                    v = acc.state.regs.get(leaf.value) if resolve else None
-                    if v is not None and v.region is None:
-                        side.sis[leaf.ident] = v.si
-                self._sides[k] = side
+            hit = self._memo.sides.get(id(acc))
+            if hit is None:
+                hit = self._memo.sides[id(acc)] = (acc, self._side(acc))
+            self._sides[k] = hit[1]
         return self._sides[k]
+
+    def _side(self, acc: Access) -> Side | None:
+        view = self.builder.at(acc.insn, acc.state)
+        addr, offset = view.address()
+        if addr.opaque:
+            return None
+        constraints, words = self._constraints(acc, view)
+        side = Side(addr, acc.width, object_of(acc), constraints, offset=offset, words=words)
+        for leaf in side.leaves:
+            resolve = leaf.op == "leaf" and leaf.si is None and not leaf.pinned \
+                and leaf.ident[0] == "reg"
+            v = acc.state.regs.get(leaf.value) if resolve else None
+            if v is not None and v.region is None:
+                side.sis[leaf.ident] = v.si
+        return side
 
     def _constraints(self, acc: Access, view: Anchored) -> list:
         """What the facts know at the access about the registers that decide whether a
@@ -276,11 +314,11 @@ class RaceFinder:
 
     def _deciding(self, insn: Instruction) -> list[tuple[Register, bool]]:
         b = self.cfg.block_of(insn)
-        regs = self._deciding_blocks.get(b)
+        regs = self._memo.deciding.get(b)
         if regs is None:
             near = control_closure(self.cfg, b)[:NEAREST]
             guards = [self.cfg.blocks[d].terminator for d in near]
-            regs = self._deciding_blocks[b] = self._compared_by(
+            regs = self._memo.deciding[b] = self._compared_by(
                 [g.guard.register for g in guards if g is not None and g.guard is not None])
         if insn.guard is not None:
             regs = regs + self._compared_by([insn.guard.register])
@@ -309,18 +347,19 @@ class RaceFinder:
         """Per access i, the accesses j such that a definition of `key` is reachable from
         i and reaches j with no separator on the way (bitsets)."""
         insns = [a.insn for a in self.accs]
+        defs = self.builder.defs.get(key, [])
         out = [0] * len(insns)
-        for d in self.builder.defs.get(key, []):
-            self.facts.deadline.check()  # accesses x definitions
-            after = 0
-            for j, y in enumerate(insns):
-                if self.cta.reaches(d, y):
-                    after |= 1 << j
-            if not after:
-                continue
-            for i, x in enumerate(insns):
-                if self.cta.reaches(x, d):
-                    out[i] |= after
+        if not defs:
+            return out
+        self.facts.deadline.check()
+        after = [0] * len(defs)  # per definition: the accesses it reaches
+        for j, reached_by in enumerate(self.cta.reaching(defs, insns)):
+            for d in _bits(reached_by):
+                after[d] |= 1 << j
+        for d, before in enumerate(self.cta.reaching(insns, defs)):
+            if after[d]:
+                for i in _bits(before):
+                    out[i] |= after[d]
         return out
 
     def _ordered(self, i: int, j: int) -> bool:
@@ -349,6 +388,19 @@ class RaceFinder:
                 return False
         return True
 
+
+
+class _PerAccess:
+    """What a `RaceFinder` works out per access (by identity, the access kept alive with
+    it) and per block, made once per facts: both race rules and `uninit_memory` build
+    finders over the same accesses."""
+
+    def __init__(self, facts: Facts):
+        self.sides: dict[int, tuple[Access, Side | None]] = {}
+        self.evals: dict[int, tuple[Access, Evaluated | None]] = {}  # access -> (access, it)
+        self.based: dict[int, tuple[Access, tuple[Evaluated | None, int]]] = {}  # `_base`
+        self.bases: dict[tuple, Evaluated | None] = {}  # see `RaceFinder._evaluate`
+        self.deciding: dict[int, list[tuple[Register, bool]]] = {}  # `_deciding`
 
 
 def first_threads(e: Evaluated, n: int) -> Evaluated:

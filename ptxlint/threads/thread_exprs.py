@@ -24,8 +24,10 @@ not a function of the thread index the evaluator can compute.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import itemgetter
 
 from ..domains.strided import StridedInterval as SI
 from ..ir.instruction import Instruction
@@ -63,21 +65,22 @@ class Node:
     ident: tuple = ()  # leaf/count: which value it is (("reg", key), ("count", key), ...)
     pinned: bool = False  # leaf: its identity was decided for one anchor (see `Anchored`)
     leaves: frozenset = field(default=frozenset())  # leaf/count nodes beneath (and self)
+    opaque: bool = field(init=False, repr=False)  # not computable (an `opaque` beneath)
+    anchored: bool = field(init=False, repr=False)  # a `pinned` leaf beneath (or self)
 
     def __post_init__(self) -> None:
+        # an anchored node is built for one anchor: not to be shared with expressions of
+        # other anchors. Set here, not cached on demand: every node is asked both.
         if self.op in ("leaf", "count"):
             self.leaves = frozenset({self})
+            self.opaque, self.anchored = False, self.pinned
         elif self.args:
-            self.leaves = frozenset().union(*(a.leaves for a in self.args))
-
-    @cached_property
-    def opaque(self) -> bool:
-        return self.op == "opaque" or any(a.opaque for a in self.args)
-
-    @cached_property
-    def anchored(self) -> bool:
-        """Built for one anchor: not to be shared with expressions of other anchors."""
-        return self.pinned or any(a.anchored for a in self.args)
+            args = self.args
+            self.leaves = frozenset().union(*[a.leaves for a in args])
+            self.opaque = self.op == "opaque" or any([a.opaque for a in args])
+            self.anchored = self.pinned or any([a.anchored for a in args])
+        else:
+            self.opaque, self.anchored = self.op == "opaque", self.pinned
 
     @cached_property
     def threads(self) -> frozenset[str]:
@@ -119,6 +122,7 @@ class ExprBuilder:
         self.cfg = facts.cfg
         self.variance = variance
         self._states: dict[int, object] = {}
+        self._kept: dict[int, list[tuple[int, object]]] = {}  # block -> (place, state), sorted
         self._anchors: dict[int, Anchored] = {}
         self._reach: dict[tuple[int, int], set[int]] = {}
         self.trips: dict[int, int | None] = {}  # loop head -> trips (`induction.loop_trips`)
@@ -136,21 +140,34 @@ class ExprBuilder:
         out: dict[str, list[Instruction]] = {}
         for b in self.cfg.blocks:
             for insn in b.instructions:
-                for reg in insn.defs:
-                    out.setdefault(reg.key, []).append(insn)
+                for key in insn.def_keys:
+                    out.setdefault(key, []).append(insn)
         return out
 
     def state(self, at: Instruction):
-        """The facts' state before `at` (each block replayed once, on first demand)."""
-        if id(at) not in self._states:
-            b = self.cfg.block_of(at)
+        """The facts' state before `at` (shared: do not change it). A block is replayed
+        from the nearest state kept before `at`, and only the states asked for are kept
+        (a copy per instruction of a long block costs more than the steps); the states
+        of the block's unguarded accesses (`Access.state`, unrefined) are kept from the
+        start."""
+        hit = self._states.get(id(at))
+        if hit is None:
+            b, j = self.cfg.position(at)
             if self.facts.in_states[b] is None:
                 return None
-            state = self.facts.entry_state(b)
-            for insn in self.cfg.blocks[b].instructions:
-                self._states[id(insn)] = state.copy()
+            kept = self._kept.get(b)
+            if kept is None:
+                kept = self._kept[b] = [(self.cfg.position(a.insn)[1], a.state)
+                                        for a in self.facts.block_accesses(b)
+                                        if a.insn.guard is None]
+            k = bisect_right(kept, j, key=itemgetter(0))
+            i, state = kept[k - 1] if k else (0, None)
+            state = state.copy() if state is not None else self.facts.entry_state(b)
+            for insn in self.cfg.blocks[b].instructions[i:j]:
                 self.facts.step(insn, state)
-        return self._states.get(id(at))
+            kept.insert(k, (j, state))
+            hit = self._states[id(at)] = state
+        return hit
 
     def dominates(self, d: Instruction, at: Instruction) -> bool:
         bd, i = self.cfg.position(d)
@@ -197,6 +214,12 @@ class ExprBuilder:
                     out[b], changed = acc, True
         return out
 
+    @cached_property
+    def _edges(self) -> tuple[list, list]:
+        """Per block, its successors and its predecessors."""
+        blocks = self.cfg.blocks
+        return [b.succs for b in blocks], [b.preds for b in blocks]
+
     @staticmethod
     def _defines(insn: Instruction, key: str) -> bool:
         return any(r.key == key for r in insn.defs)
@@ -205,10 +228,10 @@ class ExprBuilder:
         """Blocks strictly inside some path bu -> ba passing neither end again."""
         hit = self._reach.get((bu, ba))
         if hit is None:
-            blocks = self.cfg.blocks
-            fwd = _closure(blocks[bu].succs, lambda b: blocks[b].succs, stop={bu, ba})
-            bwd = _closure(blocks[ba].preds, lambda b: blocks[b].preds, stop={bu, ba})
-            hit = self._reach[(bu, ba)] = (fwd & bwd) - {bu, ba}
+            succs, preds = self._edges
+            fwd = _closure(succs[bu], succs, stop={bu, ba})
+            bwd = _closure(preds[ba], preds, stop={bu, ba})
+            hit = self._reach[(bu, ba)] = fwd & bwd
         return hit
 
 
@@ -467,16 +490,17 @@ def _si(state, key: str) -> SI | None:
     return v.si if v is not None and v.region is None else None
 
 
-def _closure(starts, step, stop: set[int] = frozenset()) -> set[int]:  # type: ignore[assignment]
-    seen: set[int] = set()
-    todo = [b for b in starts if b not in stop]
+def _closure(starts, edges: list, stop: set[int]) -> set[int]:
+    """The blocks reached from `starts` over `edges` (per block, its neighbours) without
+    passing a block of `stop` (not included)."""
+    seen = set(stop)
+    todo = list(starts)
     while todo:
         b = todo.pop()
-        if b in seen:
-            continue
-        seen.add(b)
-        todo.extend(s for s in step(b) if s not in stop and s not in seen)
-    return seen
+        if b not in seen:
+            seen.add(b)
+            todo.extend(edges[b])
+    return seen - stop
 
 
 def _bits(insn: Instruction) -> int:

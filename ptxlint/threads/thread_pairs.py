@@ -16,6 +16,7 @@ per-warp rows of a Mersenne Twister state never meet, whatever the leaves.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
 from math import gcd
@@ -81,6 +82,12 @@ class Evaluated:
             return None
         wlo, whi = self.hull[0], self.hull[1]
         return int(wlo.min()), int(whi.max())
+
+    @cached_property
+    def spans(self) -> _Spans:
+        """The hull as sorted spans (`hulls_meet`); only with a hull."""
+        wlo, whi, llo, lhi = self.hull  # type: ignore[misc]
+        return _Spans(_Intervals.of(wlo, whi, 0), _Intervals.of(llo.ravel(), lhi.ravel(), 32))
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,25 +224,130 @@ def _hull(space: ThreadSpace, thread: np.ndarray, start: np.ndarray, width: int)
     return lanes_lo.min(axis=1), lanes_hi.max(axis=1), lanes_lo, lanes_hi
 
 
-def hulls_meet(space: ThreadSpace, a: Evaluated, b: Evaluated, same_warp: bool) -> bool:
+def hulls_meet(space: ThreadSpace, a: Evaluated, b: Evaluated, same_warp: bool,
+               shift: int = 0) -> bool:
     """A necessary condition for `first_overlap`: the spans of two different threads
-    (of different warps unless `same_warp`) meet."""
+    (of different warps unless `same_warp`) meet; `a` taken `shift` bytes further.
+
+    The shifts at which two warps meet are worked out once per pair of accesses
+    (`_Spans.warps_meet`), and two lanes' spans that meet are counted, not enumerated
+    (`_meeting`): warps x warps, then lanes x lanes, was a 32 x 32 x 32 array per pair."""
     if a.hull is None or b.hull is None:
         return True
     (alo, ahi), (blo, bhi) = a.span, b.span  # type: ignore[misc]
-    if ahi <= blo or bhi <= alo:
+    if ahi + shift <= blo or bhi <= alo + shift:
         return False
-    awl, awh, all_, alh = a.hull
-    bwl, bwh, bll, blh = b.hull
-    meet = (awl[:, None] < bwh[None, :]) & (bwl[None, :] < awh[:, None])
-    np.fill_diagonal(meet, False)
-    if meet.any():
+    sa, sb = a.spans, b.spans
+    if sa.warps.liftable and sb.warps.liftable:
+        if sa.warps_meet(b, shift):
+            return True
+    elif sa.warps.meet_others(sb.warps, shift):
         return True
     if not same_warp:
         return False
+    if not (sa.lanes.liftable and sb.lanes.liftable and abs(shift) < LIFT // 4):
+        return _lanes_meet_dense(a.hull, b.hull, shift)  # offsets too large to lift
+    return sa.lanes.meet_others(sb.lanes, shift)
+
+
+def _lanes_meet_dense(ha: tuple, hb: tuple, shift: int) -> bool:
+    """Two different lanes of one warp whose spans meet, lane by lane (warps x 32 x 32)."""
+    top, bottom = np.iinfo(I64).max, np.iinfo(I64).min
+    all_, alh = ha[2], ha[3]
+    all_ = np.where(all_ == top, top, all_ + shift)
+    alh = np.where(alh == bottom, bottom, alh + shift)
+    bll, blh = hb[2], hb[3]
     inner = (all_[:, :, None] < blh[:, None, :]) & (bll[:, None, :] < alh[:, :, None])
     inner &= ~np.eye(32, dtype=bool)[None, :, :]
     return bool(inner.any())
+
+
+LIFT = 1 << 40  # each warp's lanes lifted this far above the previous warp's (`_Intervals`)
+
+
+@dataclass(frozen=True, eq=False)
+class _Intervals:
+    """Non-empty spans [lo, hi) of bytes, one per member (a warp, or a lane of a warp),
+    each lifted by `LIFT` times its group (its warp; warps are one group) so that spans
+    of two groups never meet: as queries (`lo`, `hi`) and sorted (`lo_sorted`,
+    `hi_sorted`) for counting the pairs that meet, and per member, not lifted (`full_*`,
+    0 where empty), for the pairs of one member. `liftable`: every offset is within
+    LIFT / 4 of 0 (else lifting could mix groups)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    lo_sorted: np.ndarray
+    hi_sorted: np.ndarray
+    full_lo: np.ndarray
+    full_hi: np.ndarray
+    full_ne: np.ndarray
+    liftable: bool
+
+    @classmethod
+    def of(cls, lo: np.ndarray, hi: np.ndarray, per_group: int) -> _Intervals:
+        """`per_group`: members per group (0: all in one)."""
+        ne = lo != np.iinfo(I64).max
+        lo_ne, hi_ne = lo[ne], hi[ne]
+        liftable = not lo_ne.size or max(-int(lo_ne.min()), int(hi_ne.max())) < LIFT // 4
+        if per_group and liftable:
+            lift = np.flatnonzero(ne) // per_group * LIFT
+            lo_ne, hi_ne = lo_ne + lift, hi_ne + lift
+        return cls(lo_ne, hi_ne, np.sort(lo_ne), np.sort(hi_ne), np.where(ne, lo, 0),
+                   np.where(ne, hi, 0), ne, liftable)
+
+    def meet_others(self, o: _Intervals, shift: int) -> bool:
+        """Some member of `self` (shifted) and a *different* member of `o` in the same
+        group have spans that meet: the pairs that meet (`_meeting`), less those of one
+        member."""
+        return _meeting(self, o, shift) > int((
+            self.full_ne & o.full_ne & (self.full_lo + shift < o.full_hi) &
+            (o.full_lo < self.full_hi + shift)).sum())
+
+
+def _meeting(a: _Intervals, b: _Intervals, shift: int) -> int:
+    """How many pairs (one span of `a`, shifted, one of `b`) meet: of the spans of `b`
+    starting before one of `a` ends, those not ending before it starts."""
+    return int(np.searchsorted(b.lo_sorted, a.hi + shift, "left").sum()) - \
+        int(np.searchsorted(b.hi_sorted, a.lo + shift, "right").sum())
+
+
+@dataclass(frozen=True, eq=False)
+class _Spans:
+    """An access's spans of bytes per warp and per thread, ready for `hulls_meet`."""
+
+    warps: _Intervals
+    lanes: _Intervals
+    # per other access (by identity, kept alive with it): `warps_meet`'s shifts
+    _shifts: dict = field(default_factory=dict)
+
+    def warps_meet(self, b: Evaluated, shift: int) -> bool:
+        """A warp of this access, `shift` bytes further, and another warp of `b` have
+        spans that meet. An unrolled loop asks this of one pair of evaluations at many
+        shifts: the shifts at which each pair of warps meets are worked out once."""
+        hit = self._shifts.get(id(b))
+        if hit is None:
+            hit = self._shifts[id(b)] = (b, *_meeting_shifts(self.warps, b.spans.warps))
+        _, firsts, lasts = hit
+        k = bisect_right(firsts, shift) - 1
+        return k >= 0 and lasts[k] >= shift
+
+
+def _meeting_shifts(a: _Intervals, b: _Intervals) -> tuple[list[int], list[int]]:
+    """The shifts s of `a` at which member x of `a` and a different member y of `b` meet
+    (lo_y - hi_x < s < hi_y - lo_x), as disjoint ranges of integers [first, last] in
+    order."""
+    ia, ib = np.flatnonzero(a.full_ne), np.flatnonzero(b.full_ne)
+    first = b.full_lo[ib][None, :] - a.full_hi[ia][:, None] + 1
+    last = b.full_hi[ib][None, :] - a.full_lo[ia][:, None] - 1
+    other = ia[:, None] != ib[None, :]
+    first, last = first[other], last[other]
+    if not first.size:
+        return [], []
+    order = np.argsort(first, kind="stable")
+    first, last = first[order], np.maximum.accumulate(last[order])
+    # a range starts where no earlier one reaches up to it
+    new = np.flatnonzero(np.concatenate([[True], first[1:] > last[:-1] + 1]))
+    return first[new].tolist(), last[np.append(new[1:] - 1, first.size - 1)].tolist()
 
 
 def symbol_gap(a: Evaluated, b: Evaluated, shared: frozenset) -> int:

@@ -64,7 +64,8 @@ def toggle_groups(builder: ExprBuilder) -> dict[str, Group]:
     hit = getattr(builder, "_toggle_groups", None)
     if hit is None:
         found: dict[tuple[int, int], list[Toggle]] = {}
-        for key, defs in sorted(builder.defs.items()):
+        pairs = [(key, defs) for key, defs in builder.defs.items() if len(defs) == 2]
+        for key, defs in sorted(pairs):  # a toggle has two definitions
             t = _toggle(builder, key, defs)
             if t is not None:
                 where = (builder.cfg.block_of(t.init), builder.cfg.block_of(t.step))

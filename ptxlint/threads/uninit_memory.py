@@ -31,7 +31,7 @@ from ..ir.instruction import Instruction, Unmodelled
 from ..ir.instructions.memory import Ld, Ldu
 from ..ir.module import Module, Variable
 from ..ir.traits import Call, MemoryAccess
-from .barrier_intervals import control_closure, intervals
+from .barrier_intervals import _bits, control_closure, intervals
 from ..interp.facts import Access, Facts
 from .thread_eval import ThreadSpace, pure_values
 
@@ -201,7 +201,12 @@ def shared_reads(facts: Facts, module: Module) -> list[Verdict]:
     branches = sorted(finder.variance.divergent)
     side = finder.cta.concurrent(insns, branches)
     warp = finder.warp.concurrent(insns, branches)
-    masks: dict[tuple, np.ndarray | None] = {}
+    reached = reach.reaching([w.insn for w in writes], insns[len(writes):])
+    of_obj: dict[str | None, int] = {}  # per object: its writes (bitset)
+    for i, w in enumerate(writes):
+        of_obj[_object(w)] = of_obj.get(_object(w), 0) | 1 << i
+    masks: dict[int, np.ndarray | None] = {}
+    covers = _Covers(finder)
     out = []
     for k in range(len(writes), len(accs)):
         facts.deadline.check()
@@ -210,10 +215,10 @@ def shared_reads(facts: Facts, module: Module) -> list[Verdict]:
         if None in blind or obj in blind:
             out.append(Verdict(acc, obj, None, [], why=why))
             continue
-        before = tuple(i for i, w in enumerate(writes) if _object(w) == obj and (
-            reach.reaches(w.insn, acc.insn) or (side[k] | warp[k]) >> i & 1))
+        # the writes a path leads from, and those another thread may run beside it
+        before = (reached[k - len(writes)] | side[k] | warp[k]) & of_obj.get(obj, 0)
         if before not in masks:
-            masks[before] = _union(finder, before, module, facts.function, obj)
+            masks[before] = covers.union(before, object_bytes(module, facts.function, obj))
         written = masks[before]
         mine = finder.evaluated(k)
         if written is None or mine is None or mine.sym:
@@ -224,23 +229,50 @@ def shared_reads(facts: Facts, module: Module) -> list[Verdict]:
     return out
 
 
-def _union(finder, before: tuple[int, ...], module: Module, fn, obj: str) -> np.ndarray | None:
-    """Every byte of `obj` one of the writes `before` may cover, for any thread."""
-    size = object_bytes(module, fn, obj) or 0
-    parts = []
-    for i in before:
-        e = finder.evaluated(i)
-        if e is None or e.sym:
+class _Covers:
+    """The bytes each write may cover, for any thread, as a Python int (bit b: byte b),
+    made once per write: unions of many sets of writes are then one `|` per write."""
+
+    def __init__(self, finder):
+        self.finder = finder
+        self._each: dict[int, tuple[int, int] | None] = {}
+
+    def _of(self, i: int) -> tuple[int, int] | None:
+        if i not in self._each:
+            self._each[i] = self._cover(i)
+        return self._each[i]
+
+    def _cover(self, i: int) -> tuple[int, int] | None:
+        """(the bytes as bits, the end of the last) for write i; None when its bytes are
+        not known per thread, start below the object or end too far."""
+        e = self.finder.evaluated(i)
+        if e is None or e.sym or (e.start.size and e.start.min() < 0):
             return None
-        parts.append((e.start, finder.accs[i].width))
-    top = max([size, *(int(s.max()) + w for s, w in parts if s.size)])
-    if top > MAX_BYTES or any(s.size and s.min() < 0 for s, _ in parts):
-        return None
-    written = np.zeros(top, bool)
-    for s, w in parts:
+        if not e.start.size:
+            return 0, 0
+        w = self.finder.accs[i].width
+        end = int(e.start.max()) + w
+        if end > MAX_BYTES:
+            return None
+        bits = np.zeros(end, bool)
         for j in range(w):
-            written[s + j] = True
-    return written
+            bits[e.start + j] = True
+        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little"), end
+
+    def union(self, before: int, size: int | None) -> np.ndarray | None:
+        """Every byte of the object one of the writes `before` (bitset) may cover, for
+        any thread (an array as long as the object or the furthest write)."""
+        bits, top = 0, size or 0
+        for i in _bits(before):
+            each = self._of(i)
+            if each is None:
+                return None
+            bits |= each[0]
+            top = max(top, each[1])
+        if top > MAX_BYTES:
+            return None
+        packed = np.frombuffer(bits.to_bytes((top + 7) // 8, "little"), np.uint8)
+        return np.unpackbits(packed, count=top, bitorder="little").astype(bool)
 
 
 def _judge(finder, k: int, acc: Access, obj: str, written: np.ndarray, mine,

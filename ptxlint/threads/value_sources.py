@@ -20,7 +20,7 @@ what the loop's branch depends on, a control dependence). Computed once, on dema
 from __future__ import annotations
 
 from ..ir.instructions.memory import Ld, Ldu
-from ..ir.operands import Register, registers_in
+from ..ir.operands import Register, is_special_register, registers_in
 from ..ir.traits import Call, MemoryAccess
 
 TID = frozenset({"tid"})
@@ -105,25 +105,40 @@ class ValueSources:
         tick = self.facts.deadline.tick
         for key in _cyclic(insns):
             self.deps[key] = ITER
+        # per writing instruction, once: what it adds whatever the registers hold (its
+        # own sources, the special registers it reads), the registers whose sources it
+        # takes (its reads, its guard, the guards of the branches it depends on), and
+        # the registers it writes (a special register's key is its name)
+        plans = []
+        for b, insn in insns:
+            writes = insn.def_keys
+            if not writes:
+                continue
+            reads = [term.guard.register.key for d in control.get(b, ())
+                     if (term := cfg.blocks[d].terminator) is not None
+                     and term.guard is not None]
+            reads += insn.use_keys  # the guard's among them
+            extra = self._own(insn, accs.get(id(insn)))
+            keys = []
+            for k in reads:
+                if is_special_register(k):
+                    extra |= special_sources(k)
+                else:
+                    keys.append(k)
+            plans.append((extra, keys, writes))
+        deps = self.deps
+        none: frozenset[str] = frozenset()
         changed = True
         while changed:
             changed = False
-            for b, insn in insns:
+            for srcs, keys, writes in plans:
                 tick()
-                extra = self._own(insn, accs.get(id(insn)))
-                for d in control.get(b, ()):
-                    term = cfg.blocks[d].terminator
-                    if term is not None and term.guard is not None:
-                        extra |= self.of(term.guard.register)
-                if insn.guard is not None:
-                    extra |= self.of(insn.guard.register)
-                srcs = extra
-                for reg in insn.uses:
-                    srcs |= self.of(reg)
-                for reg in insn.defs:
-                    old = self.deps.get(reg.key, frozenset())
+                for k in keys:
+                    srcs |= deps.get(k, none)
+                for k in writes:
+                    old = deps.get(k, none)
                     if not srcs <= old:
-                        self.deps[reg.key] = old | srcs
+                        deps[k] = old | srcs
                         changed = True
 
     def _own(self, insn, acc) -> frozenset[str]:
@@ -143,9 +158,9 @@ def _cyclic(insns) -> set[str]:
     "defined from" edges, iteratively)."""
     edges: dict[str, set[str]] = {}
     for _b, insn in insns:
-        srcs = {r.key for r in insn.uses if not r.is_special}
-        for d in insn.defs:
-            edges.setdefault(d.key, set()).update(srcs)
+        srcs = {k for k in insn.use_keys if not is_special_register(k)}
+        for k in insn.def_keys:
+            edges.setdefault(k, set()).update(srcs)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

@@ -46,6 +46,7 @@ GRANULE_BITS = LINE_BYTES.bit_length() - 1  # 128-byte lines: costs repeat every
 ASSUMED_ROWS = "ntid.x multiple of 32"
 ASSUMED_FULL = "full warps"
 MAX_PATTERNS = 4096  # distinct warp patterns of one access that are costed one by one
+FEW_ROWS = 64  # `unique_rows` of at most this many rows goes through a dict
 
 Dims = tuple[int, int, int]
 Lane = tuple[int, int, int]
@@ -67,6 +68,9 @@ def lanes(block: Dims, warp: int) -> tuple[Lane | None, ...]:
         out.append((linear % x, linear // x % y, linear // (x * y)) if linear < x * y * z
                    else None)
     return tuple(out)
+
+
+_lanes = lru_cache(maxsize=1 << 12)(lanes)  # every access of a kernel asks for the same warps
 
 
 @dataclass(frozen=True)
@@ -197,13 +201,24 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     import numpy as np  # noqa: PLC0415
     n, k = a.shape
     mix = _mix()
-    if n <= 1 or k > len(mix):
+    if n == 1:
+        return a, np.zeros(1, np.intp)
+    if n == 0 or k > len(mix):
         uniq, inverse = np.unique(a, axis=0, return_inverse=True)
         return uniq, inverse.reshape(-1)
     with np.errstate(over="ignore"):
         h = (a * mix[:k]).sum(axis=1)
-    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    if n <= FEW_ROWS:  # np.unique's sorting costs more than a dict of so few hashes
+        hashes = h.tolist()
+        seen: dict[int, int] = {}
+        for i, x in enumerate(hashes):
+            seen.setdefault(x, i)
+        rank = {x: r for r, x in enumerate(sorted(seen))}  # np.unique's order
+        inverse = np.array([rank[x] for x in hashes], np.intp)
+        first = [seen[x] for x in sorted(seen)]
+    else:
+        _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
     uniq = a[first]
     if not (a == uniq[inverse]).all():
         uniq, inverse = np.unique(a, axis=0, return_inverse=True)
@@ -247,7 +262,7 @@ def _exact(address: Value, access_bytes: int, block: Dims, coeffs: dict[str, int
     cx, cy, cz = (coeffs.get(n, 0) for n in ("tid.x", "tid.y", "tid.z"))
     cl = coeffs.get("laneid", 0)
     values = [None if t is None else cx * t[0] + cy * t[1] + cz * t[2] + cl * i
-              for i, t in enumerate(lanes(block, warp))]
+              for i, t in enumerate(_lanes(tuple(block), warp))]
     first = values[0]
     assert first is not None  # lane 0 of an existing warp exists
     lane0 = address.aff.base.shift(first)

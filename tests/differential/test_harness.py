@@ -115,6 +115,55 @@ def test_a_divergent_barrier_is_confirmed_by_its_finding():
             if rule == "barrier-divergence"] == [True]
 
 
+# Thread 0 skips the first barrier and meets the loop's barrier instead: released a trip
+# early, it runs one trip ahead of the other lanes of its warp.
+SPLIT_THEN_LOOP = """.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry k(.param .u32 n)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<4>;
+	ld.param.u32 %r2, [n];
+	mov.u32 %r1, %tid.x;
+	setp.eq.s32 %p1, %r1, 0;
+	@%p1 bra $L1;
+	bar.sync 0;
+$L1:
+	mov.u32 %r3, 0;
+$L2:
+	setp.ge.s32 %p2, %r3, %r2;
+	@%p2 bra $L3;
+	bar.sync 0;
+	add.s32 %r3, %r3, 1;
+	bra.uni $L2;
+$L3:
+	ret;
+}
+"""
+
+
+def test_lane_forms_after_a_split_barrier_are_excused():
+    """After a reported barrier the run saw split (undefined behaviour), the loop
+    counter the analysis knows warp-uniform differs between lanes of a warp: excused,
+    as after a divergent `.uni` branch, not a breach."""
+    from differential import Case
+    from ptxlint.launch import LaunchConfig
+
+    case = Case("split", SPLIT_THEN_LOOP, "k", (1, 1, 1), (16, 1, 1), {0: 2},
+                LaunchConfig(block=(16, 1, 1), grid=(1, 1, 1)), max_steps=100_000)
+    result = run_case(case)
+    assert result.sound, result.problems()
+    lines = SPLIT_THEN_LOOP.splitlines()
+    excused = {(b.kind, b.subject.component, lines[b.line - 1].strip())
+               for b in result.excused()}
+    assert ("gamma", "lane form", "add.s32 %r3, %r3, 1;") in excused
+    assert {kind for kind, _, _ in excused} == {"gamma"}
+    assert [ok for (rule, _), ok in result.comparison.findings.items()
+            if rule == "barrier-divergence"][:1] == [True]
+
+
 def test_an_unregistered_rule_is_recorded_not_failed(monkeypatch):
     """Observations of a rule that is not registered wait as "no rule yet"."""
     from ptxlint.rules import base

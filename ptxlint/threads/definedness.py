@@ -272,10 +272,19 @@ class Definedness:
                 if (guard[0], not guard[1]) in st.known:
                     return  # the guard is false on this path: nothing runs
             under = st.known | {guard} if guard is not None else st.known
+            must = st.must  # most reads are of registers always defined: no call for them
             for k in f.reads:
-                self._use(st, idx[k], under, uses, insn)
-            for k in f.writes:
-                self._write(st, idx[k], guard)
+                r = idx[k]
+                if not must >> r & 1:
+                    self._use(st, r, under, uses, insn)
+            if guard is None:
+                for k in f.writes:
+                    bit = 1 << idx[k]
+                    st.may |= bit
+                    st.must |= bit
+            else:
+                for k in f.writes:
+                    self._write(st, idx[k], guard)
         deps = self.conds.deps
         for k in f.writes:
             for c in deps.get(idx[k], ()):

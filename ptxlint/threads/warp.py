@@ -161,21 +161,23 @@ def lane_patterns(start: np.ndarray, mask: np.ndarray, access_bytes: int, bits: 
     if len(uniq) > MAX_PATTERNS:
         return None
     ids[live] = inverse
-    order = np.argsort(inverse, kind="stable")
-    cuts = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+    if len(uniq) == 1:  # the usual block: every warp alike
+        groups = [np.arange(live.size)]
+    else:
+        order = np.argsort(inverse, kind="stable")
+        cuts = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+        groups = [order[cuts[k]:cuts[k + 1]] for k in range(len(uniq))]
     warp = live % nw
     out = []
-    for k, row in enumerate(uniq):
-        who = order[cuts[k]:cuts[k + 1]]
+    for row, who in zip(uniq, groups):
         bases = base[who]
         lo, hi = int(bases.min()), int(bases.max())
         step = int(np.gcd.reduce(bases - lo)) if hi > lo else 0
-        offs = tuple(None if x == _NONE else int(x) for x in row[:WARP_SIZE])
-        out.append(WarpPattern(offs, access_bytes, True,
-                               SI.range(lo, hi, step) if step else SI.const(lo),
-                               _cap(align(int(row[WARP_SIZE]))), None,
-                               tuple(sorted(set(warp[who].tolist()))),
-                               int(row[WARP_SIZE + 1])))
+        *offs, residue, present = row.tolist()
+        out.append(WarpPattern(tuple(None if x == _NONE else x for x in offs), access_bytes,
+                               True, SI.range(lo, hi, step) if step else SI.const(lo),
+                               _cap(align(residue)), None,
+                               tuple(sorted(set(warp[who].tolist()))), present))
     return out, ids.reshape(rows, nw)
 
 
@@ -201,8 +203,8 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     import numpy as np  # noqa: PLC0415
     n, k = a.shape
     mix = _mix()
-    if n == 1:
-        return a, np.zeros(1, np.intp)
+    if n == 1 or (n and (a == a[0]).all()):  # one row, or rows all alike (one cheap test)
+        return a[:1], np.zeros(n, np.intp)
     if n == 0 or k > len(mix):
         uniq, inverse = np.unique(a, axis=0, return_inverse=True)
         return uniq, inverse.reshape(-1)
@@ -259,6 +261,13 @@ def warp_pattern(address: Value, access_bytes: int, block: Dims | None,
 
 def _exact(address: Value, access_bytes: int, block: Dims, coeffs: dict[str, int],
            warp: int, base_align: int) -> WarpPattern:
+    offsets, lane0, alignment = _exact_parts(address, block, coeffs, warp, base_align)
+    return WarpPattern(offsets, access_bytes, True, lane0, alignment, None, (warp,))
+
+
+def _exact_parts(address: Value, block: Dims, coeffs: dict[str, int], warp: int,
+                 base_align: int) -> tuple[tuple[int | None, ...], SI, Congruence]:
+    """`_exact`'s offsets, lane 0's address and its alignment."""
     cx, cy, cz = (coeffs.get(n, 0) for n in ("tid.x", "tid.y", "tid.z"))
     cl = coeffs.get("laneid", 0)
     values = [None if t is None else cx * t[0] + cy * t[1] + cz * t[2] + cl * i
@@ -266,8 +275,8 @@ def _exact(address: Value, access_bytes: int, block: Dims, coeffs: dict[str, int
     first = values[0]
     assert first is not None  # lane 0 of an existing warp exists
     lane0 = address.aff.base.shift(first)
-    return WarpPattern(tuple(None if v is None else v - first for v in values), access_bytes,
-                       True, lane0, _alignment(address, lane0, base_align), None, (warp,))
+    return (tuple(None if v is None else v - first for v in values), lane0,
+            _alignment(address, lane0, base_align))
 
 
 def _assumed(address: Value, access_bytes: int, bounds: ThreadBounds, coeffs: dict[str, int],
@@ -300,14 +309,17 @@ def warp_patterns(address: Value, access_bytes: int, block: Dims | None,
     if block is None:
         one = _assumed(address, access_bytes, bounds, coeffs, base_align, ())
         return () if one is None else (one,)
-    groups: dict[tuple, WarpPattern] = {}
+    groups: dict[tuple, list] = {}  # [lane 0's joined addresses, warps]: one object per group
     for w in range(warp_count(block)):
-        p = _exact(address, access_bytes, block, coeffs, w, base_align)
-        key = (p.offsets, p.alignment)
-        seen = groups.get(key)
-        groups[key] = p if seen is None else replace(
-            seen, warps=seen.warps + (w,), uniform_base=seen.uniform_base.join(p.uniform_base))
-    return tuple(groups.values())
+        offsets, lane0, alignment = _exact_parts(address, block, coeffs, w, base_align)
+        seen = groups.get(key := (offsets, alignment))
+        if seen is None:
+            groups[key] = [lane0, [w]]
+        else:
+            seen[0] = seen[0].join(lane0)
+            seen[1].append(w)
+    return tuple(WarpPattern(offsets, access_bytes, True, base, alignment, None, tuple(warps))
+                 for (offsets, alignment), (base, warps) in groups.items())
 
 
 # ---- costs ------------------------------------------------------------------------------------
@@ -354,14 +366,14 @@ class BankConflict:
     phase: int
 
 
-def _worst_bank(p: WarpPattern, r: int, n: int, banks: int = BANKS,
-                bank_bytes: int = BANK_BYTES) -> BankConflict:
+def _worst_bank(offsets: tuple[int | None, ...], r: int, n: int, banks: int,
+                bank_bytes: int) -> BankConflict:
     per_phase = bank_phase_lanes(n, banks, bank_bytes)
     worst = BankConflict(0, None, (), 0)
     for phase in range(WARP_SIZE // per_phase):
         served: dict[int, tuple[set[int], list[int]]] = {}
         for lane in range(phase * per_phase, (phase + 1) * per_phase):
-            off = p.offsets[lane]
+            off = offsets[lane]
             if off is None:
                 continue
             first, last = (r + off) // bank_bytes, (r + off + max(n, 1) - 1) // bank_bytes
@@ -380,13 +392,19 @@ def bank_conflict(p: WarpPattern, access_bytes: int | None = None, banks: int = 
     """The worst shared-memory bank conflict the alignment allows, with `banks` banks
     of `bank_bytes` bytes (the target's: `Arch.banks`, `Arch.bank_bytes`)."""
     n = p.access_bytes if access_bytes is None else access_bytes
-    known = p.alignment.bits >= GRANULE_BITS
-    worst = max((_worst_bank(p, r, n, banks, bank_bytes)
-                 for r in _residues(p.alignment, bank_bytes)), key=lambda c: c.ways)
+    return _bank_conflict(p.offsets, p.alignment, n, banks, bank_bytes)
+
+
+@lru_cache(maxsize=1 << 12)  # the accesses and warps of a kernel share few patterns
+def _bank_conflict(offsets: tuple[int | None, ...], alignment: Congruence, n: int, banks: int,
+                   bank_bytes: int) -> BankConflict:
+    known = alignment.bits >= GRANULE_BITS
+    worst = max((_worst_bank(offsets, r, n, banks, bank_bytes)
+                 for r in _residues(alignment, bank_bytes)), key=lambda c: c.ways)
     if not known:
         return replace(worst, bank=None)
     # lane 0's word modulo 32 is known: turn the relative bank into the real one
-    shift = (p.alignment.residue - p.alignment.residue % bank_bytes) // bank_bytes
+    shift = (alignment.residue - alignment.residue % bank_bytes) // bank_bytes
     return replace(worst, bank=None if worst.bank is None else (worst.bank + shift) % banks)
 
 

@@ -112,9 +112,18 @@ class Function:
     def is_entry(self) -> bool:
         return self.kind == "entry"
 
+    # (the body it was listed from, its length then, the list): the builder only appends
+    _listed: tuple | None = field(default=None, init=False, repr=False, compare=False)
+
     @property
     def instructions(self) -> list[Instruction]:
-        return [s for s in self.body or () if isinstance(s, Instruction)]
+        """The body's instructions, listed once for every pass that walks them (a dozen
+        rules and analyses per kernel): read it, never change it."""
+        body, hit = self.body, self._listed
+        if hit is None or hit[0] is not body or hit[1] != len(body or ()):
+            listed = [s for s in body or () if isinstance(s, Instruction)]
+            hit = self._listed = (body, len(body or ()), listed)
+        return hit[2]
 
     @property
     def labels(self) -> dict[str, int]:

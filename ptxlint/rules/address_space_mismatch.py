@@ -10,7 +10,6 @@ from ..ir.instructions import memory
 from ..ir.operands import Address, Symbol
 from .base import Rule, RuleContext
 from .memory_sites import Site, memory_sites
-from ..threads.instruction_list import instructions
 
 WINDOWS = ("global", "shared", "local", "const", "param")
 # A generic address of these spaces is not an offset in their window (global memory
@@ -154,7 +153,7 @@ class AddressSpaceMismatch(Rule, id="address-space-mismatch", severity=Severity.
             found = access_mismatch(site)
             if found is not None:
                 yield self._access(rc, site, found)
-        for insn in instructions(rc.facts):
+        for insn in rc.facts.function.instructions:
             if isinstance(insn, memory.Cvta) and len(insn.operands) > 1:
                 state = rc.facts.state_before(insn)
                 if state is None:

@@ -13,7 +13,6 @@ from ..ir.operands import Register, Symbol
 from ..ir.types import Kind
 from ..launch import param_value
 from .base import RuleContext
-from ..threads.instruction_list import instructions
 
 # The re-analyses' budget, counted in instructions interpreted (`Facts.work`) as the
 # out-of-bounds rule's threshold search counts it, so that a file gets the same words on
@@ -49,7 +48,7 @@ def sources(rc: RuleContext, insn) -> Sources:
     if not isinstance(base, Register):
         return out
     defs: dict[str, list] = {}
-    for d in instructions(rc.facts):
+    for d in rc.facts.function.instructions:
         for r in d.defs:
             defs.setdefault(r.key, []).append(d)
     launch = rc.facts.ctx.launch
@@ -110,7 +109,7 @@ class AlignmentSearch:
         self.budget = max(PROBE_WORK, RELATIVE * rc.facts.work)
         self.spent = 0
         self.enabled = rc.entry is None and rc.launch is not None and \
-            len(instructions(rc.facts)) <= MAX_INSTRUCTIONS
+            len(rc.facts.function.instructions) <= MAX_INSTRUCTIONS
 
     def condition(self, site, params: list[str], need: int, aligned) -> tuple[str, int] | None:
         """(parameter, m): the site is aligned whenever the parameter is a multiple of m,

@@ -17,7 +17,6 @@ from . import warp_rows
 from .grid_sync import grid_split, in_grid
 from .base import Rule, RuleContext
 from .wording import lane_text
-from ..threads.instruction_list import instructions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -213,7 +212,7 @@ class BarrierDivergence(Rule, id="barrier-divergence", severity=Severity.ERROR):
     """
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
-        if not any(isinstance(i, (Barrier, BarWarpSync, Call)) for i in instructions(rc.facts)):
+        if not any(isinstance(i, (Barrier, BarWarpSync, Call)) for i in rc.facts.function.instructions):
             return
         splits = BarrierSplits(rc.facts, rc.module)
         grid = grid_barriers(rc.facts)

@@ -31,7 +31,6 @@ from . import warp_rows
 from .base import Rule, RuleContext
 from .uni_chain import (Chain, Provenance, Step, claims_uniform, guard_text, line_of,
                         operands_to_check)
-from ..threads.instruction_list import instructions
 
 # ---- lanes of one warp ----------------------------------------------------------------------
 def lane_values(value: Value, block: tuple[int, int, int], warp: int) -> list[int | None]:
@@ -324,7 +323,7 @@ class DivergentBraUni(Rule, id="divergent-bra-uni", severity=Severity.ERROR,
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         provenance: Provenance | None = None
-        for insn in instructions(rc.facts):
+        for insn in rc.facts.function.instructions:
             if not claims_uniform(insn) or not operands_to_check(insn):
                 continue
             state = rc.facts.state_before(insn)
@@ -426,7 +425,7 @@ class UniformBranch(Rule, id="uniform-branch", severity=Severity.NOTE):
     stage = "preview"
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
-        for insn in instructions(rc.facts):
+        for insn in rc.facts.function.instructions:
             if not isinstance(insn, Branch) or insn.opcode != "bra" or insn.is_uniform \
                     or insn.guard is None:
                 continue

@@ -10,7 +10,6 @@ from ..ir.instruction import Instruction
 from ..ir.module import Function, Module, Variable
 from ..ir.operands import Register
 from ..ir.traits import Call
-from ..threads.instruction_list import instructions
 from .base import Rule, RuleContext
 
 # a name in an operand's text (`tile`, `tile+16`), not a register (`%r1`)
@@ -85,7 +84,7 @@ class SharedMemoryLimit(Rule, id="shared-memory-limit", severity=Severity.ERROR)
 
     def check(self, rc: RuleContext) -> Iterator[Diagnostic]:
         target, kernel = rc.arch, rc.function
-        static = sum(v.byte_size or 0 for v in static_shared(rc.module, kernel, instructions(rc.facts)))
+        static = sum(v.byte_size or 0 for v in static_shared(rc.module, kernel, rc.facts.function.instructions))
         where = f"{target.target} ({_ORIGIN.get(target.origin, target.origin)})"
         span = kernel.span
         if static > target.static_shared_limit:

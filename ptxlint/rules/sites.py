@@ -38,7 +38,6 @@ from ..threads.warp import GRANULE_BITS, WarpPattern, lane_patterns, restrict, u
 from ..ir.operands import Register, Symbol
 from ..launch import param_value
 from .base import RuleContext
-from ..threads.instruction_list import instructions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -303,7 +302,7 @@ def runtime_sources(rc: RuleContext, acc: Access) -> list[str]:
     if not isinstance(base, Register):
         return []
     defs: dict[str, list] = {}
-    for insn in instructions(rc.facts):
+    for insn in rc.facts.function.instructions:
         for d in insn.defs:
             defs.setdefault(d.key, []).append(insn)
     launch, found, seen, todo = rc.facts.ctx.launch, [], set(), [base.key]

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from ..arch import Arch, Feature
 from ..diagnostics import Certainty, Diagnostic, Severity
 from .base import Rule, RuleContext
-from ..threads.instruction_list import instructions
 
 # how the message names where the target came from (`Arch.origin`)
 _ORIGIN = {"--arch": "the arch option: --arch, [tool.ptxlint] arch or the API's arch=",
@@ -90,7 +89,7 @@ class UnsupportedInstruction(Rule, id="unsupported-instruction", severity=Severi
         if target.origin not in _ORIGIN:
             return  # no target was given: nothing to judge the kernel against
         lacks: dict[tuple, Feature | None] = {}  # per spelling: few, and asked per insn
-        for insn in instructions(rc.facts):
+        for insn in rc.facts.function.instructions:
             spelling = (insn.opcode, insn.mods)
             feature = lacks.get(spelling, False)
             if feature is False:

@@ -36,7 +36,6 @@ from ..ir.instructions.sync import CtaBarrier
 from ..ir.operands import Address, Symbol, is_special_register
 from ..ir.traits import Call, MemoryAccess
 from ..interp.divergence import SyncDependence
-from .instruction_list import instructions
 
 #: special registers whose value may differ between threads of one block
 VARYING_SPECIALS = ("%tid", "%laneid", "%warpid", "%lanemask", "%clock", "%globaltimer",
@@ -90,7 +89,7 @@ class BlockVariance:
     # ---- the fixpoint ------------------------------------------------------------------------
     def _initial(self) -> int:
         entry = self.facts.in_states[self.cfg.entry]
-        read = set().union(*map(attrgetter("use_keys"), instructions(self.facts)))
+        read = set().union(*map(attrgetter("use_keys"), self.facts.function.instructions))
         out = set()
         for key in read:  # a special register's key is its name
             if key.startswith(VARYING_SPECIALS) and is_special_register(key):

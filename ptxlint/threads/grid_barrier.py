@@ -30,7 +30,6 @@ from ..ir.instructions.sync import CtaBarrier
 from ..ir.operands import Address, Register
 from ..ir.traits import MemoryAccess
 from .block_uniform import VARYING_SPECIALS, BlockVariance
-from .instruction_list import instructions
 
 #: special registers that differ between blocks of one grid (beyond those of a block)
 GRID_SPECIALS = ("%ctaid", "%smid", "%clusterid", "%cluster_ctaid", "%cluster_ctarank")
@@ -53,7 +52,7 @@ class GridVariance(BlockVariance):
     def _initial(self) -> int:
         entry = self.facts.in_states[self.cfg.entry]
         out = set()
-        for insn in instructions(self.facts):
+        for insn in self.facts.function.instructions:
             for reg in insn.uses:
                 if reg.is_special and reg.name.startswith(VARYING_SPECIALS + GRID_SPECIALS):
                     v = entry.regs.get(reg.key) if entry is not None else None
@@ -64,7 +63,7 @@ class GridVariance(BlockVariance):
 
 def grid_barriers(facts) -> dict[int, GridBarrier]:
     """id(entry barrier) -> the grid barrier it opens, for every one in the kernel."""
-    cfg, insns = facts.cfg, instructions(facts)
+    cfg, insns = facts.cfg, facts.function.instructions
     atomics = [i for i in insns if isinstance(i, (Atom, Red))]
     if not atomics:  # no arrival: the definitions need not be indexed
         return {}

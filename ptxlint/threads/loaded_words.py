@@ -34,7 +34,6 @@ from ..ir.operands import Address, Immediate, Register
 from ..ir.traits import Call
 from ..ir.types import Kind
 from .thread_exprs import Node, const
-from .instruction_list import instructions
 
 if TYPE_CHECKING:
     from .thread_exprs import Anchored, ExprBuilder
@@ -67,7 +66,7 @@ class LoadedWords:
         written = [a for a in facts.accesses if a.insn.access_kind in WRITES]
         # a call, an unmodelled instruction or a bulk copy may write anything
         self._calls = any(isinstance(i, Call) or i.is_unmodelled
-                          for i in instructions(facts)) \
+                          for i in facts.function.instructions) \
             or any(a.insn.access_kind == "copy" for a in facts.accesses)
         self._written = {a.address.region.obj if a.address.region is not None else None
                          for a in written}

@@ -8,11 +8,11 @@ import pytest
 
 from differential.static import lint_kernel
 from ptxlint.ir.build import parse_module
+from ptxlint.ir.instruction import Instruction
 from ptxlint.launch import LaunchConfig
 from ptxlint.lint import LintOptions, lint_text
 from ptxlint.rules.shared_memory_limit import _NAME, _is_static_shared, static_shared
 from ptxlint.threads.barrier_split import BarrierSplits
-from ptxlint.threads.instruction_list import instructions
 
 MODULE = """.version 8.0
 .target sm_80
@@ -82,9 +82,15 @@ def test_static_shared_names_what_the_operands_name():
 def test_the_instruction_list_and_barrier_sites_are_made_once_per_kernel():
     module = parse_module(MODULE, "t.ptx").module
     facts = lint_kernel(module, "example", LaunchConfig.parse("block=64")).facts
-    listed = instructions(facts)
-    assert listed is instructions(facts)
-    assert listed == facts.function.instructions
+    kernel = facts.function
+    listed = kernel.instructions
+    assert listed is kernel.instructions
+    assert listed == [s for s in kernel.body if isinstance(s, Instruction)]
+    kernel.body.append(listed[0])  # the builder appends: the list follows
+    assert kernel.instructions == listed + [listed[0]]
+    kernel.body.pop()
+    kernel.body = list(kernel.body)  # a new body: listed again
+    assert kernel.instructions == listed and kernel.instructions is not listed
     one, two = BarrierSplits(facts, module), BarrierSplits(facts, module)
     assert one.sites is two.sites and [k for _, k in one.sites] == ["warp", "cta"]
 
